@@ -1,0 +1,100 @@
+# Makefile — build, grade, test and benchmark OpenCL Memory Lab.
+#   make deps                      install the Debian packages (sudo when not root)
+#   make                           build build/clgrade and the Oclgrind tracer plugin
+#   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json]
+#   make check                     grade every lesson's current kernel (a progress table)
+#   make hint LESSON=N             print the lesson's next hint
+#   make test                      Check unit tests + integration tests
+#   make bench                     wall time of `make check` per lesson (median of runs)
+
+BUILD    := build
+CC       ?= cc
+CXX      ?= g++
+PKGS     := OpenCL libcjson
+
+# Every target but deps/clean needs the packages: stop at once and say which and how.
+ifeq ($(filter deps clean,$(MAKECMDGOALS)),)
+DEPS_MISSING := $(shell sh grader/deps.sh check)
+ifneq ($(DEPS_MISSING),)
+$(error $(DEPS_MISSING))
+endif
+endif
+
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -D_GNU_SOURCE \
+            -DCL_TARGET_OPENCL_VERSION=120 -iquote grader $(shell pkg-config --cflags $(PKGS))
+LDLIBS   := $(shell pkg-config --libs $(PKGS)) -lm
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+
+# The grader: every grader/*.c; main.c alone holds main().
+SRCS     := $(wildcard grader/*.c)
+LIBOBJS  := $(patsubst grader/%.c,$(BUILD)/obj/%.o,$(filter-out grader/main.c,$(SRCS)))
+
+# The Oclgrind plugin: a thin C++ adapter over the C analysis code (trace.c, bank.c).
+LLVM_CONFIG   ?= llvm-config-14
+PLUGIN_CXXFLAGS = -O2 -fPIC $(shell $(LLVM_CONFIG) --cxxflags) -std=c++17 -fno-rtti -fexceptions \
+                  -Wall -Igrader $(shell pkg-config --cflags libcjson)
+PLUGIN_SRCS  := $(wildcard grader/tracer/*.cpp)
+PLUGIN_C     := $(filter $(wildcard grader/trace.c grader/bank.c),grader/trace.c grader/bank.c)
+PLUGIN       := $(if $(PLUGIN_SRCS),$(BUILD)/libcltrace.so)
+OCLGRIND_ICD := $(BUILD)/oclgrind-icd/oclgrind.icd
+
+UNIT_TESTS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
+INT_TESTS    := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests/integration/test_*.c))
+
+.PHONY: all deps check hint test bench clean
+all: $(BUILD)/clgrade $(PLUGIN) $(OCLGRIND_ICD)
+
+deps:
+	@sh grader/deps.sh install
+
+$(BUILD)/obj/%.o: grader/%.c $(wildcard grader/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/libclgrade.a: $(LIBOBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/clgrade: $(BUILD)/obj/main.o $(BUILD)/libclgrade.a
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/obj/pic/%.o: grader/%.c $(wildcard grader/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+
+$(BUILD)/libcltrace.so: $(PLUGIN_SRCS) $(patsubst grader/%.c,$(BUILD)/obj/pic/%.o,$(PLUGIN_C)) $(wildcard grader/*.h)
+	$(CXX) $(PLUGIN_CXXFLAGS) -shared -o $@ $(PLUGIN_SRCS) $(patsubst grader/%.c,$(BUILD)/obj/pic/%.o,$(PLUGIN_C)) \
+	    -loclgrind -lLLVM-14 $(shell pkg-config --libs libcjson)
+
+# Oclgrind reached as an ICD: the grader points OCL_ICD_VENDORS at this folder.
+$(OCLGRIND_ICD):
+	@mkdir -p $(dir $@)
+	@f=$$(ls /usr/lib/oclgrind/liboclgrind-rt-icd.so /usr/lib/*/oclgrind/liboclgrind-rt-icd.so 2>/dev/null | head -n1); \
+	  echo "$$f" > $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclgrade.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
+
+$(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libclgrade.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
+
+LESSON_ARG = $(if $(LESSON),$(LESSON))
+check: all
+	@$(BUILD)/clgrade check $(LESSON_ARG) $(KERNEL) $(if $(DEVICE),--device '$(DEVICE)') \
+	    $(if $(JSON),--json '$(JSON)') $(if $(SEED),--seed $(SEED))
+
+hint: all
+	@$(BUILD)/clgrade hint $(LESSON)
+
+test: all $(UNIT_TESTS) $(INT_TESTS)
+	@sh tests/run.sh $(UNIT_TESTS) $(INT_TESTS)
+
+bench: all
+	@sh tests/bench.sh
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,300 @@
+/* bank.c — price one warp-wide __local access under a vendor bank model.
+ *
+ * The exercises run on a CPU (PoCL/Oclgrind), which has no memory banks, yet the course has
+ * to tell students which __local access would serialise on a GPU and by how much.  The
+ * tracer groups the lanes of one warp executing one access site into an "instruction" and
+ * hands it here; this file applies the model of ../shared/design/device-models.md §1:
+ *
+ *   - lane l touches 32-bit words a_l/4 .. a_l/4 + max(1, W/4) - 1; bank(w) = w mod B;
+ *   - the lanes are split into phases (fixed lane groups that depend on the vendor, the
+ *     width and, on NVIDIA, on whether a load's addresses are pair-uniform);
+ *   - a phase costs the largest number of distinct words that its active lanes touch in one
+ *     bank (same word = broadcast, counted once, for loads and stores alike), 0 if empty;
+ *   - wavefronts = sum of the phase costs, ideal = non-empty phases, n_way = worst phase.
+ *
+ * Every vendor's phase moves at most B x 4 bytes, so the default grouping is consecutive
+ * runs of B*4/W lanes; the vendor quirks on top of that are the NVIDIA uniform-pair merge
+ * for 8/16-byte loads and the non-contiguous AMD ds_read_b128 lane groups.
+ *
+ * Nothing here allocates: one phase touches at most BANK_MAX_LANES * 4 words. */
+#include "bank.h"
+
+#include <assert.h>
+#include <stddef.h>
+#include <string.h>
+
+enum { MAX_WORDS = BANK_MAX_LANES * 4 };	/* 16-byte accesses touch four words */
+
+/* The vendor rules that a bank_profile cannot express. */
+typedef struct model {
+	int pair_merge;                    /* NVIDIA: T^1/T^2-uniform 8/16-B loads merge phases */
+	const unsigned char *b128_load;    /* lane -> phase for 16-B loads, NULL = consecutive */
+	const unsigned char *b128_store;   /* lane -> phase for 16-B stores, NULL = consecutive */
+} model;
+
+/* AMD ds_read_b128 lane groups (device-models.md §1.2/§1.3, in issue order), as lane -> phase:
+ *   gfx942: {0-3,20-23} {32-35,52-55} {4-7,16-19} {36-39,48-51}
+ *           {8-11,28-31} {40-43,60-63} {12-15,24-27} {44-47,56-59}
+ *   gfx1100: {0-3,20-23} {4-7,16-19} {8-11,28-31} {12-15,24-27}
+ * i.e. within each 32-lane half, quad q shares its phase with quad q^5. */
+#define Q(p) p, p, p, p
+static const unsigned char cdna_b128_load[64] = {
+	Q(0), Q(2), Q(4), Q(6), Q(2), Q(0), Q(6), Q(4),
+	Q(1), Q(3), Q(5), Q(7), Q(3), Q(1), Q(7), Q(5),
+};
+static const unsigned char rdna_b128_load[32] = {
+	Q(0), Q(1), Q(2), Q(3), Q(1), Q(0), Q(3), Q(2),
+};
+#undef Q
+
+/* Same order as models[]; the first is the default. */
+static const bank_profile profiles[] = {
+	{ "nvidia",   "NVIDIA sm_75..sm_90 (32 banks x 4 B, warp 32)",            32, 32 },
+	{ "amd-cdna", "AMD CDNA2/CDNA3 gfx90a/gfx942 (32 banks x 4 B, wave64)",   32, 64 },
+	{ "amd-rdna", "AMD RDNA3 gfx1100 (32 banks x 4 B, wave32)",               32, 32 },
+	{ "intel",    "Intel Gen9..Xe2 (16 banks x 4 B, SIMD16 sub-group)",       16, 16 },
+};
+
+/* Intel: the doc [U] only says "64 bytes in 16 banks", i.e. 64 B per clock.  We assume a
+ * phase therefore moves at most 64 bytes: 16 lanes of 4 B, 8 lanes of 8 B, 4 lanes of 16 B,
+ * which is the consecutive default below.  AMD b32/b64 stores are assumed to use the read
+ * phases [U]; RDNA b128 stores are undocumented and assumed consecutive groups of 8 lanes,
+ * like gfx942's ds_write_b128. */
+static const model models[] = {
+	{ 1, NULL, NULL },                      /* nvidia */
+	{ 0, cdna_b128_load, NULL },            /* amd-cdna */
+	{ 0, rdna_b128_load, NULL },            /* amd-rdna */
+	{ 0, NULL, NULL },                      /* intel */
+};
+
+static const model generic_model = { 0, NULL, NULL };
+
+enum { NPROFILES = sizeof(profiles) / sizeof(profiles[0]) };
+
+int
+bank_profile_count(void)
+{
+	return NPROFILES;
+}
+
+const bank_profile *
+bank_profile_at(int i)
+{
+	if (i < 0 || i >= NPROFILES)
+		return NULL;
+	return &profiles[i];
+}
+
+const bank_profile *
+bank_profile_find(const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	for (int i = 0; i < NPROFILES; i++)
+		if (strcmp(profiles[i].name, name) == 0)
+			return &profiles[i];
+	return NULL;
+}
+
+/* The vendor rules of p: by identity, else by name and shape (a copied profile), else
+ * none, so a caller-made profile gets the plain "B x 4 bytes per phase" model. */
+static const model *
+model_of(const bank_profile *p)
+{
+	for (int i = 0; i < NPROFILES; i++)
+		if (p == &profiles[i])
+			return &models[i];
+	for (int i = 0; i < NPROFILES; i++)
+		if (p->name != NULL && strcmp(p->name, profiles[i].name) == 0 &&
+		    p->banks == profiles[i].banks && p->warp == profiles[i].warp)
+			return &models[i];
+	return &generic_model;
+}
+
+/* Width class that selects the phases: 4 (1, 2, 4 B), 8 or 16 bytes.  Widths that are not a
+ * power of two round up (a 12-byte piece is phased like a 16-byte one). */
+static int
+width_class(int width)
+{
+	if (width <= 4)
+		return 4;
+	if (width <= 8)
+		return 8;
+	return 16;
+}
+
+/* Words one lane touches: 1 below 4 bytes, else ceil(W/4) (= W/4 for 4, 8, 16). */
+static int
+words_per_lane(int width)
+{
+	return width < 4 ? 1 : (width + 3) / 4;
+}
+
+static int
+is_active(const unsigned char *active, int l)
+{
+	return active == NULL || active[l] != 0;
+}
+
+/* NVIDIA uniform pairs: every active lane T whose partner T^x is active (and present)
+ * has the same address as that partner.  A lane whose partner is inactive is no
+ * evidence against it. */
+static int
+pairs_uniform(const uint64_t *addr, const unsigned char *active, int nlanes, int x)
+{
+	for (int t = 0; t < nlanes; t++) {
+		int u = t ^ x;
+		if (!is_active(active, t) || u >= nlanes || !is_active(active, u))
+			continue;
+		if (addr[t] != addr[u])
+			return 0;
+	}
+	return 1;
+}
+
+/* How the lanes are grouped: either a lane -> phase table or runs of `run` lanes. */
+typedef struct phasing {
+	const unsigned char *table;
+	int run;
+} phasing;
+
+static phasing
+phasing_of(const bank_profile *p, const model *m, const uint64_t *addr,
+           const unsigned char *active, int nlanes, int wclass, int is_store)
+{
+	phasing ph = { NULL, p->banks * 4 / wclass };
+
+	if (ph.run < 1)
+		ph.run = 1;
+	if (wclass == 16 && (is_store ? m->b128_store : m->b128_load) != NULL) {
+		ph.table = is_store ? m->b128_store : m->b128_load;
+		return ph;
+	}
+	if (m->pair_merge && !is_store && wclass > 4 &&
+	    (pairs_uniform(addr, active, nlanes, 1) || pairs_uniform(addr, active, nlanes, 2)))
+		ph.run *= 2;
+	return ph;
+}
+
+static int
+phase_of(const phasing *ph, int lane)
+{
+	return ph->table != NULL ? ph->table[lane] : lane / ph->run;
+}
+
+static int
+phase_count(const phasing *ph, int nlanes)
+{
+	int n = 0;
+
+	for (int l = 0; l < nlanes; l++)
+		if (phase_of(ph, l) + 1 > n)
+			n = phase_of(ph, l) + 1;
+	return n;
+}
+
+/* Order words by (bank, word), so that equal words and same-bank words are adjacent.
+ * Insertion sort: a phase holds at most MAX_WORDS words and usually arrives nearly sorted. */
+static int
+before(uint64_t a, uint64_t b, uint64_t banks)
+{
+	if (a % banks != b % banks)
+		return a % banks < b % banks;
+	return a < b;
+}
+
+static void
+sort_words(uint64_t *w, int n, uint64_t banks)
+{
+	for (int i = 1; i < n; i++) {
+		uint64_t x = w[i];
+		int j = i;
+		while (j > 0 && before(x, w[j - 1], banks)) {
+			w[j] = w[j - 1];
+			j--;
+		}
+		w[j] = x;
+	}
+}
+
+/* Cycles of one phase: the most distinct words in one bank. */
+static int
+phase_cycles(uint64_t *w, int n, uint64_t banks)
+{
+	int worst = 0, run = 0;
+
+	sort_words(w, n, banks);
+	for (int i = 0; i < n; i++) {
+		if (i > 0 && w[i] == w[i - 1])
+			continue;		/* broadcast / same-word store */
+		if (i > 0 && w[i] % banks == w[i - 1] % banks)
+			run++;
+		else
+			run = 1;
+		if (run > worst)
+			worst = run;
+	}
+	return worst;
+}
+
+/* Words touched by the active lanes of phase `ph_id`; returns how many. */
+static int
+gather_phase(const phasing *ph, int ph_id, const uint64_t *addr, const unsigned char *active,
+             int nlanes, int width, uint64_t *w)
+{
+	int n = 0, nw = words_per_lane(width);
+
+	for (int l = 0; l < nlanes; l++) {
+		if (!is_active(active, l) || phase_of(ph, l) != ph_id)
+			continue;
+		for (int k = 0; k < nw; k++)
+			w[n++] = addr[l] / 4 + (uint64_t)k;
+	}
+	return n;
+}
+
+bank_cost
+bank_access(const bank_profile *p, const uint64_t *addr, const unsigned char *active,
+            int nlanes, int width, int is_store)
+{
+	bank_cost c = { 0, 0, 0 };
+	uint64_t w[MAX_WORDS];
+
+	/* Caller bugs; clamped too, so that a build with NDEBUG stays in bounds. */
+	assert(p != NULL && p->banks > 0);
+	assert(width >= 1 && width <= 16);	/* the caller splits wider accesses into 16 B */
+	assert(nlanes >= 0 && nlanes <= p->warp && nlanes <= BANK_MAX_LANES);
+	if (width < 1)
+		width = 1;
+	if (width > 16)
+		width = 16;
+	if (nlanes > p->warp)
+		nlanes = p->warp;
+	if (nlanes > BANK_MAX_LANES)
+		nlanes = BANK_MAX_LANES;
+	if (nlanes <= 0 || addr == NULL)
+		return c;
+
+	phasing ph = phasing_of(p, model_of(p), addr, active, nlanes, width_class(width),
+	                        is_store);
+	int nph = phase_count(&ph, nlanes);
+	for (int i = 0; i < nph; i++) {
+		int n = gather_phase(&ph, i, addr, active, nlanes, width, w);
+		if (n == 0)
+			continue;
+		int cyc = phase_cycles(w, n, (uint64_t)p->banks);
+		c.wavefronts += cyc;
+		c.ideal_wavefronts++;
+		if (cyc > c.n_way)
+			c.n_way = cyc;
+	}
+	return c;
+}
+
+void
+bank_lanes(const bank_profile *p, const uint64_t *addr, int nlanes, int *bank_out)
+{
+	assert(p != NULL && p->banks > 0);
+	for (int l = 0; l < nlanes; l++)
+		bank_out[l] = (int)((addr[l] / 4) % (uint64_t)p->banks);
+}

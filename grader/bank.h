@@ -1,0 +1,56 @@
+/* bank.h — the __local memory bank model: what one warp-wide __local access costs on a GPU.
+ *
+ * A CPU device has no banks, so the grader replays the accesses that Oclgrind saw through the
+ * vendor models of ../shared/design/device-models.md §1 (NVIDIA verified on an H200 with
+ * Nsight Compute).  One call prices one SIMD instruction: the lanes of one warp/wavefront
+ * executing one access site once. */
+#ifndef BANK_H
+#define BANK_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#ifdef __cplusplus
+}
+#endif
+
+#endif
+
+enum { BANK_MAX_LANES = 64 };
+
+typedef struct bank_profile {
+	const char *name;   /* "nvidia", "amd-cdna", "amd-rdna", "intel" */
+	const char *label;  /* human name: "NVIDIA sm_75..sm_90" */
+	int banks;          /* banks of 4 bytes */
+	int warp;           /* lanes per warp / wavefront / sub-group */
+} bank_profile;
+
+/* Cost of one warp instruction. */
+typedef struct bank_cost {
+	int n_way;            /* worst phase: most distinct words in one bank (1 = conflict-free) */
+	int wavefronts;       /* sum over phases of that phase's cycles (NVIDIA "wavefronts") */
+	int ideal_wavefronts; /* number of non-empty phases (after the NVIDIA uniform-pair merge) */
+} bank_cost;
+
+/* The profiles, in a fixed order; the first is the default (nvidia). */
+int bank_profile_count(void);
+const bank_profile *bank_profile_at(int i);
+/* Profile by name, or NULL when unknown. */
+const bank_profile *bank_profile_find(const char *name);
+
+/* Price one warp access.  addr[l] is lane l's byte offset into local memory, active[l] says
+ * whether lane l takes part (NULL = all), nlanes <= p->warp lanes, width is 1, 2, 4, 8 or 16
+ * bytes (wider accesses are split into 16-byte pieces by the caller), is_store selects the
+ * store rules (no uniform-pair merge).  A warp with no active lane costs {0,0,0}. */
+bank_cost bank_access(const bank_profile *p, const uint64_t *addr, const unsigned char *active,
+                      int nlanes, int width, int is_store);
+
+/* Bank of each lane for a lane->bank picture: bank_out[l] = (addr[l]/4) % banks. */
+void bank_lanes(const bank_profile *p, const uint64_t *addr, int nlanes, int *bank_out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,436 @@
+/* check.c — one `clgrade check`, as data flowing one way:
+ *   kernel file -> include policy -> sandboxed child (build, correctness, timing on the chosen
+ *   device) -> sandboxed analysis child (the same kernel under Oclgrind with our tracer) ->
+ *   criteria.  Children write into shared memory / a file, so a crash or a hang in the
+ *   student's kernel is a finding, never a grader crash. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "diag.h"
+#include "sandbox.h"
+
+typedef struct child_ctx {
+	const check_opts *o;
+	const char *source;
+	check_child *out;
+	const char *trace_out;    /* analysis: where the tracer writes its summary */
+} child_ctx;
+
+static void stage(check_child *r, const char *fmt, int a, int b)
+{
+	snprintf(r->stage, sizeof r->stage, fmt, a, b);
+}
+
+static void build_options(const check_opts *o, int tile, char *buf, size_t len)
+{
+	char dir[4096];
+	lesson_path(o->l, "dir", dir, sizeof dir);
+	snprintf(buf, len, "-DTILE=%d -I%s", tile, dir);
+}
+
+/* Build the student's source at TILE=tile; the log is rewritten against the student's file. */
+static cl_kernel build_student(clrun *cl, const child_ctx *c, int tile, cl_int *err)
+{
+	check_child *r = c->out;
+	char opts[4200], *raw = malloc(65536);
+	cl_program prog = NULL;
+	build_options(c->o, tile, opts, sizeof opts);
+	*err = clrun_build(cl, c->source, opts, &prog, raw ? raw : (char[1]){0}, raw ? 65536 : 1);
+	if (raw && !r->build_log[0])
+		r->build_errors = diag_rewrite(raw, c->source, c->o->kernel, r->build_log,
+		                               sizeof r->build_log);
+	free(raw);
+	if (*err != CL_SUCCESS)
+		return NULL;
+	cl_kernel k = clCreateKernel(prog, c->o->l->kernel, err);
+	clReleaseProgram(prog);
+	return *err == CL_SUCCESS ? k : NULL;
+}
+
+static cl_kernel build_baseline(clrun *cl, const lesson *l)
+{
+	char path[4096], opts[64], log[4096];
+	lesson_path(l, "baseline", path, sizeof path);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char src[8192];
+	size_t n = fread(src, 1, sizeof src - 1, f);
+	fclose(f);
+	src[n] = '\0';
+	snprintf(opts, sizeof opts, "-DTILE=%d", l->tile);
+	cl_program prog;
+	cl_int e = clrun_build(cl, src, opts, &prog, log, sizeof log);
+	cl_kernel k = e == CL_SUCCESS ? clCreateKernel(prog, l->baseline_kernel, &e) : NULL;
+	if (prog)
+		clReleaseProgram(prog);
+	return e == CL_SUCCESS ? k : NULL;
+}
+
+/* Run kernel k at one size and compare; records into run.  Returns 0 when it ran. */
+static int correctness_run(clrun *cl, cl_kernel k, const check_opts *o, int rows, int cols,
+                           int tile, uint64_t seed, check_run *run)
+{
+	ref_problem p;
+	clrun_bufs b;
+	run->rows = rows, run->cols = cols, run->tile = tile;
+	if (ref_setup(&p, o->l->kind, rows, cols, seed) != 0)
+		return -1;
+	float *out = malloc(p.out_len * sizeof(float));
+	run->err = out ? clrun_upload(cl, &p, &b, 1) : CL_OUT_OF_HOST_MEMORY;
+	if (run->err == CL_SUCCESS)
+		run->err = clrun_launch(cl, k, &b, tile, NULL);
+	if (run->err == CL_SUCCESS)
+		run->err = clrun_download(cl, &b, out, &run->violations, run->guard_msg,
+		                          sizeof run->guard_msg);
+	if (run->err == CL_SUCCESS) {
+		ref_compare(&p, out, tile, &run->cmp);
+		run->done = 1;
+	}
+	clrun_release(&b);
+	free(out);
+	ref_free(&p);
+	return run->err == CL_SUCCESS ? 0 : -1;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, n, sizeof *v, cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Student and baseline interleaved on the same buffers: warm-up (checked for correctness at
+ * this large size), then alternating launches; medians of the profiling events. */
+static void timing(clrun *cl, cl_kernel k, cl_kernel base, const child_ctx *c, int tile)
+{
+	check_child *r = c->out;
+	const lesson *l = c->o->l;
+	ref_problem p;
+	clrun_bufs b;
+	int rows = l->time_size.rows, cols = l->time_size.cols;
+	stage(r, "timing at %dx%d", rows, cols);
+	if (ref_setup(&p, l->kind, rows, cols, c->o->seed + 99) != 0)
+		return;
+	check_run *run = &r->runs[r->nruns++];
+	run->rows = rows, run->cols = cols, run->tile = tile;
+	float *out = malloc(p.out_len * sizeof(float));
+	double ks[16], bs[16], w = 0, bw = 0;
+	run->err = out ? clrun_upload(cl, &p, &b, 1) : CL_OUT_OF_HOST_MEMORY;
+	if (run->err == CL_SUCCESS)
+		run->err = clrun_launch(cl, k, &b, tile, &w);
+	if (run->err == CL_SUCCESS)
+		run->err = clrun_download(cl, &b, out, &run->violations, run->guard_msg,
+		                          sizeof run->guard_msg);
+	if (run->err == CL_SUCCESS) {
+		ref_compare(&p, out, tile, &run->cmp);
+		run->done = 1;
+	}
+	if (run->err != CL_SUCCESS || !run->cmp.passed || run->violations)
+		goto out;
+	if (base && clrun_launch(cl, base, &b, l->tile, &bw) != CL_SUCCESS)
+		r->baseline_failed = 1, base = NULL;
+	/* about a second of timed launches in all, 3 to 9 of each */
+	int reps = (int)(1000.0 / (w + bw + 1e-3));
+	reps = reps < 3 ? 3 : reps > 9 ? 9 : reps;
+	for (int i = 0; i < reps; i++) {
+		if (clrun_launch(cl, k, &b, tile, &ks[i]) != CL_SUCCESS)
+			goto out;
+		if (base && clrun_launch(cl, base, &b, l->tile, &bs[i]) != CL_SUCCESS)
+			r->baseline_failed = 1, base = NULL;
+	}
+	r->kernel_ms = median(ks, reps);
+	r->baseline_ms = base ? median(bs, reps) : 0;
+	r->time_rows = rows, r->time_cols = cols, r->time_reps = reps;
+	r->timed = 1;
+out:
+	clrun_release(&b);
+	free(out);
+	ref_free(&p);
+}
+
+/* Lesson 4: the same kernel at every TILE of the sweep. */
+static void tile_sweep(clrun *cl, const child_ctx *c)
+{
+	check_child *r = c->out;
+	const lesson *l = c->o->l;
+	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
+		check_tile *t = &r->tiles[r->ntiles++];
+		int tile = t->tile = l->tiles[i];
+		stage(r, "TILE=%d sweep%.0d", tile, 0);
+		if ((size_t)tile * tile > r->dev.max_wg) {
+			t->err = CL_INVALID_WORK_GROUP_SIZE;
+			continue;
+		}
+		cl_kernel k = build_student(cl, c, tile, &t->err);
+		if (!k)
+			continue;
+		size_t wg;
+		t->built = 1;
+		clrun_kernel_info(cl, k, &t->local_bytes, &wg);
+		check_run run = {0};
+		t->correct = correctness_run(cl, k, c->o, 100, 100, tile, c->o->seed + tile, &run) == 0 &&
+		             run.cmp.passed && !run.violations;
+		t->err = run.err;
+		ref_problem p;
+		clrun_bufs b;
+		if (t->correct && ref_setup(&p, l->kind, l->time_size.rows, l->time_size.cols, 7) == 0) {
+			double ms[3];
+			if (clrun_upload(cl, &p, &b, 1) == CL_SUCCESS &&
+			    clrun_launch(cl, k, &b, tile, &ms[0]) == CL_SUCCESS &&
+			    clrun_launch(cl, k, &b, tile, &ms[0]) == CL_SUCCESS &&
+			    clrun_launch(cl, k, &b, tile, &ms[1]) == CL_SUCCESS &&
+			    clrun_launch(cl, k, &b, tile, &ms[2]) == CL_SUCCESS) {
+				t->ms = median(ms, 3);
+				t->timed = 1;
+			}
+			clrun_release(&b);
+			ref_free(&p);
+		}
+		clReleaseKernel(k);
+	}
+}
+
+static int child_main(void *arg)
+{
+	const child_ctx *c = arg;
+	const check_opts *o = c->o;
+	const lesson *l = o->l;
+	check_child *r = c->out;
+	clrun cl;
+	stage(r, "opening the OpenCL device%.0d%.0d", 0, 0);
+	if (clrun_open(&cl, o->device, r->open_err, sizeof r->open_err) != 0)
+		return 3;
+	r->opened = 1;
+	r->dev = cl.info;
+	stage(r, "building the kernel (TILE=%d)%.0d", l->tile, 0);
+	cl_kernel k = build_student(&cl, c, l->tile, &r->build_err);
+	r->built = r->build_err == CL_SUCCESS || r->build_err == CL_INVALID_KERNEL_NAME;
+	if (!k)
+		return 0;
+	r->kernel_found = 1;
+	clrun_kernel_info(&cl, k, &r->local_bytes, &r->kernel_max_wg);
+	int ok = 1;
+	for (int i = 0; i < LESSON_MAX_SIZES && l->sizes[i].rows && ok; i++) {
+		check_run *run = &r->runs[r->nruns++];
+		stage(r, "running at %dx%d", l->sizes[i].rows, l->sizes[i].cols);
+		ok = correctness_run(&cl, k, o, l->sizes[i].rows, l->sizes[i].cols, l->tile,
+		                     o->seed + i, run) == 0;
+	}
+	if (ok) {
+		cl_kernel base = l->baseline ? build_baseline(&cl, l) : NULL;
+		r->baseline_failed = l->baseline && !base;
+		timing(&cl, k, base, c, l->tile);
+		if (base)
+			clReleaseKernel(base);
+	}
+	clReleaseKernel(k);
+	if (ok && l->tiles[0])
+		tile_sweep(&cl, c);
+	clrun_close(&cl);
+	r->finished = 1;
+	return 0;
+}
+
+/* ---- analysis under Oclgrind ---------------------------------------------------------- */
+
+static int analysis_main(void *arg)
+{
+	const child_ctx *c = arg;
+	const check_opts *o = c->o;
+	char icd[4200], plugin[4200], err[256], opts[4200];
+	snprintf(icd, sizeof icd, "%s/build/oclgrind-icd", lesson_root());
+	snprintf(plugin, sizeof plugin, "%s/build/libcltrace.so", lesson_root());
+	setenv("OCL_ICD_VENDORS", icd, 1);
+	setenv("OCLGRIND_PLUGINS", plugin, 1);
+	setenv("OCLGRIND_DATA_RACES", "1", 1);
+	setenv("OCLGRIND_UNINITIALIZED", "1", 1);
+	setenv("OCLGRIND_NUM_THREADS", "1", 1);
+	setenv("CLTRACE_OUT", c->trace_out, 1);
+	clrun cl;
+	if (clrun_open(&cl, "Oclgrind", err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return 3;
+	}
+	build_options(o, o->l->tile, opts, sizeof opts);
+	cl_program prog;
+	char *log = malloc(65536);
+	cl_int e = clrun_build(&cl, c->source, opts, &prog, log, 65536);
+	free(log);
+	cl_kernel k = e == CL_SUCCESS ? clCreateKernel(prog, o->l->kernel, &e) : NULL;
+	if (!k)
+		return 4;
+	ref_problem p;
+	clrun_bufs b;
+	if (ref_setup(&p, o->l->kind, o->l->analysis_size.rows, o->l->analysis_size.cols, o->seed) != 0)
+		return 5;
+	e = clrun_upload(&cl, &p, &b, 0);
+	if (e == CL_SUCCESS)
+		e = clrun_launch(&cl, k, &b, o->l->tile, NULL);
+	clFinish(cl.queue);
+	clrun_release(&b);
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	clrun_close(&cl);
+	ref_free(&p);
+	return e == CL_SUCCESS ? 0 : 6;
+}
+
+static cJSON *read_json(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = n > 0 ? malloc(n + 1) : NULL;
+	cJSON *j = NULL;
+	if (s && fread(s, 1, n, f) == (size_t)n) {
+		s[n] = '\0';
+		j = cJSON_Parse(s);
+	}
+	free(s);
+	fclose(f);
+	return j;
+}
+
+static void analyse(const check_opts *o, const char *source, check_report *rep)
+{
+	char icd[4200], plugin[4200];
+	snprintf(icd, sizeof icd, "%s/build/oclgrind-icd/oclgrind.icd", lesson_root());
+	snprintf(plugin, sizeof plugin, "%s/build/libcltrace.so", lesson_root());
+	FILE *f = fopen(icd, "r");
+	char lib[4096] = "";
+	if (f) {
+		if (!fgets(lib, sizeof lib, f))
+			lib[0] = '\0';
+		fclose(f);
+		lib[strcspn(lib, "\n")] = '\0';
+	}
+	if (!lib[0] || access(lib, R_OK) != 0 || access(plugin, R_OK) != 0) {
+		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind analysis unavailable "
+		         "(%s missing): races, out-of-bounds reads, uninitialised __local, bank conflicts "
+		         "and coalescing are not checked -- install the package oclgrind (`sudo make deps`) "
+		         "and run `make`", !lib[0] || access(lib, R_OK) ? "oclgrind" : "build/libcltrace.so");
+		return;
+	}
+	char tmpl[] = "/tmp/clgrade-trace-XXXXXX", logp[64];
+	int fd = mkstemp(tmpl);
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(logp, sizeof logp, "%s.log", tmpl);
+	child_ctx c = { o, source, NULL, tmpl };
+	sandbox_limits lim = { o->timeout_s, o->mem_bytes, logp };
+	sandbox_status st;
+	sandbox_run(analysis_main, &c, &lim, &st);
+	rep->analysis = read_json(tmpl);
+	if (!rep->analysis)
+		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis produced "
+		         "no result (%s); races, out-of-bounds reads and bank conflicts are not checked",
+		         st.what);
+	else if (st.end != SANDBOX_EXITED || st.code != 0)
+		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind run %s", st.what);
+	unlink(tmpl);
+	unlink(logp);
+}
+
+/* ---- orchestration -------------------------------------------------------------------- */
+
+static char *read_source(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		snprintf(err, errlen, "cannot read %s", path);
+		return NULL;
+	}
+	enum { MAX = 256 * 1024 };
+	char *s = malloc(MAX + 1);
+	size_t n = s ? fread(s, 1, MAX + 1, f) : 0;
+	fclose(f);
+	if (!s || n > MAX || memchr(s, '\0', n)) {
+		snprintf(err, errlen, "%s is not a kernel source (binary, or over 256 KiB)", path);
+		free(s);
+		return NULL;
+	}
+	s[n] = '\0';
+	return s;
+}
+
+void crit_eval(const check_opts *o, const char *source, check_report *rep); /* criteria.c */
+
+int check_lesson(const check_opts *o, check_report *rep)
+{
+	memset(rep, 0, sizeof *rep);
+	rep->opts = *o;
+	char err[512], dir[4096];
+	char *source = read_source(o->kernel, err, sizeof err);
+	if (!source) {
+		snprintf(rep->grader_error, sizeof rep->grader_error, "%s", err);
+		return rep->exit_code = 2;
+	}
+	lesson_path(o->l, "dir", dir, sizeof dir);
+	if (diag_check_includes(source, o->kernel, dir, rep->refused, sizeof rep->refused) == 0) {
+		check_child *shared = sandbox_shared(sizeof *shared);
+		if (!shared) {
+			snprintf(rep->grader_error, sizeof rep->grader_error, "out of memory");
+			free(source);
+			return rep->exit_code = 2;
+		}
+		child_ctx c = { o, source, shared, NULL };
+		sandbox_limits lim = { o->timeout_s, o->mem_bytes, NULL };
+		sandbox_status st;
+		sandbox_run(child_main, &c, &lim, &st);
+		rep->child = *shared;
+		sandbox_unshare(shared, sizeof *shared);
+		if (st.end == SANDBOX_TIMEOUT || st.end == SANDBOX_SIGNALED || st.end == SANDBOX_FAILED ||
+		    (st.end == SANDBOX_EXITED && st.code != 0 && st.code != 3)) {
+			rep->child_crashed = st.end != SANDBOX_TIMEOUT;
+			rep->child_timed_out = st.end == SANDBOX_TIMEOUT;
+			snprintf(rep->run_end, sizeof rep->run_end, "%s while %s", st.what, rep->child.stage);
+		}
+		if (!rep->child.opened) {
+			snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
+			         rep->child.open_err[0] ? rep->child.open_err : rep->run_end);
+			free(source);
+			return rep->exit_code = 2;
+		}
+		if (o->analysis && rep->child.built && rep->child.kernel_found && !rep->child_timed_out)
+			analyse(o, source, rep);
+	}
+	crit_eval(o, source, rep);
+	free(source);
+	return rep->exit_code;
+}
+
+void check_free(check_report *rep)
+{
+	cJSON_Delete(rep->analysis);
+	rep->analysis = NULL;
+}
+
+const check_crit *check_crit_get(const check_report *rep, lesson_crit id)
+{
+	for (int i = 0; i < rep->ncrit; i++)
+		if (rep->crit[i].id == id)
+			return &rep->crit[i];
+	return NULL;
+}
+
+const char *check_first_failure(const check_report *rep)
+{
+	for (int i = 0; i < rep->ncrit; i++)
+		if (rep->crit[i].status == CRIT_FAIL)
+			return lesson_crit_id(rep->crit[i].id);
+	return NULL;
+}

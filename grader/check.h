@@ -1,0 +1,99 @@
+/* check.h — one `clgrade check`: lesson -> build -> run (sandboxed) -> verify/time -> analyse
+ * -> criteria.  The report (report.h) only prints what this module decided. */
+#ifndef CLGRADE_CHECK_H
+#define CLGRADE_CHECK_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "clrun.h"
+#include "lesson.h"
+#include "ref.h"
+
+enum { CHECK_MAX_RUNS = 12 };
+
+typedef struct check_opts {
+	const lesson *l;
+	const char *kernel;       /* path of the student's file */
+	const char *device;       /* substring, or NULL for the default */
+	uint64_t seed;
+	double timeout_s;         /* per sandboxed child */
+	size_t mem_bytes;         /* RLIMIT_AS of each child; 0 = none */
+	const char *profile;      /* bank profile for conflict_free ("nvidia") */
+	int analysis;             /* run the Oclgrind analysis */
+} check_opts;
+
+/* One correctness run (a size, at a TILE). */
+typedef struct check_run {
+	int rows, cols, tile;
+	int done;                 /* the run finished and was compared */
+	cl_int err;               /* launch status */
+	ref_result cmp;
+	int violations;           /* buffers touched outside their bounds */
+	char guard_msg[240];
+} check_run;
+
+/* One TILE of a sweep (lesson 4): local bytes, time, correctness. */
+typedef struct check_tile {
+	int tile, built, correct, timed;
+	cl_int err;
+	size_t local_bytes;
+	double ms;
+} check_tile;
+
+/* What the sandboxed child reports, in shared memory: it survives the child's crash. */
+typedef struct check_child {
+	char stage[160];          /* what the child was doing last */
+	int opened;
+	char open_err[256];
+	clrun_device dev;
+	int built, build_errors;
+	cl_int build_err;
+	char build_log[12288];    /* rewritten against the student's file */
+	int kernel_found;
+	size_t local_bytes, kernel_max_wg;
+	int nruns;
+	check_run runs[CHECK_MAX_RUNS];
+	int timed, baseline_failed;
+	int time_rows, time_cols, time_reps;
+	double kernel_ms, baseline_ms;
+	int ntiles;
+	check_tile tiles[LESSON_MAX_TILES];
+	int finished;
+} check_child;
+
+typedef enum { CRIT_PASS, CRIT_FAIL, CRIT_NOT_CHECKED } check_status;
+
+typedef struct check_crit {
+	lesson_crit id;
+	check_status status;
+	char msg[600];            /* why (for ✗ and not-checked), or a short summary for ✓ */
+	char try_[400];           /* what to try (for ✗) */
+} check_crit;
+
+typedef struct check_report {
+	check_opts opts;
+	char refused[600];        /* #include policy refusal, "" if none */
+	check_child child;
+	char run_end[200];        /* how the child ended when it did not exit normally */
+	int child_crashed, child_timed_out;
+	cJSON *analysis;          /* the tracer's summary (trace.h schema), or NULL */
+	char analysis_note[400];  /* why there is no analysis, or what it missed */
+	int ncrit;
+	check_crit crit[CRIT_COUNT];
+	int verdict_pass;
+	int exit_code;            /* 0 pass, 1 fail, 2 the grader could not run */
+	char grader_error[400];
+} check_report;
+
+/* Grade one kernel.  Fills rep (free with check_free); returns rep->exit_code. */
+int check_lesson(const check_opts *o, check_report *rep);
+void check_free(check_report *rep);
+
+/* Criterion id of the first failing criterion, or NULL when it passed. */
+const char *check_first_failure(const check_report *rep);
+
+/* The criterion entry for id, or NULL when the lesson does not use it. */
+const check_crit *check_crit_get(const check_report *rep, lesson_crit id);
+
+#endif

@@ -1,0 +1,324 @@
+/* clrun.c — OpenCL device choice, builds, guarded buffers, launches and timing (clrun.h). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "clrun.h"
+
+const char *clrun_errstr(cl_int e)
+{
+	switch (e) {
+#define E(x) case x: return #x;
+	E(CL_SUCCESS) E(CL_DEVICE_NOT_FOUND) E(CL_OUT_OF_RESOURCES) E(CL_OUT_OF_HOST_MEMORY)
+	E(CL_MEM_OBJECT_ALLOCATION_FAILURE) E(CL_BUILD_PROGRAM_FAILURE) E(CL_INVALID_VALUE)
+	E(CL_INVALID_KERNEL_NAME) E(CL_INVALID_KERNEL_ARGS) E(CL_INVALID_ARG_INDEX)
+	E(CL_INVALID_ARG_SIZE) E(CL_INVALID_ARG_VALUE) E(CL_INVALID_WORK_GROUP_SIZE)
+	E(CL_INVALID_WORK_ITEM_SIZE) E(CL_INVALID_GLOBAL_WORK_SIZE) E(CL_INVALID_BUFFER_SIZE)
+	E(CL_MISALIGNED_SUB_BUFFER_OFFSET) E(CL_INVALID_PROGRAM_EXECUTABLE)
+	E(CL_INVALID_BUILD_OPTIONS) E(CL_INVALID_KERNEL_DEFINITION) E(CL_INVALID_OPERATION)
+	E(CL_EXEC_STATUS_ERROR_FOR_EVENTS_IN_WAIT_LIST)
+#undef E
+	default: return "CL_ERROR";
+	}
+}
+
+static void dev_info(cl_platform_id p, cl_device_id d, clrun_device *o)
+{
+	cl_device_type t = 0;
+	cl_device_local_mem_type lt = 0;
+	cl_ulong lm = 0, gm = 0;
+	cl_uint cu = 0;
+	memset(o, 0, sizeof *o);
+	clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof o->platform, o->platform, NULL);
+	clGetDeviceInfo(d, CL_DEVICE_NAME, sizeof o->name, o->name, NULL);
+	clGetDeviceInfo(d, CL_DEVICE_VERSION, sizeof o->version, o->version, NULL);
+	clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof t, &t, NULL);
+	clGetDeviceInfo(d, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof cu, &cu, NULL);
+	clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_SIZE, sizeof lm, &lm, NULL);
+	clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_TYPE, sizeof lt, &lt, NULL);
+	clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof o->max_wg, &o->max_wg, NULL);
+	clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gm, &gm, NULL);
+	strcpy(o->type, t & CL_DEVICE_TYPE_GPU ? "GPU" : t & CL_DEVICE_TYPE_CPU ? "CPU" :
+	       t & CL_DEVICE_TYPE_ACCELERATOR ? "ACCELERATOR" : "OTHER");
+	strcpy(o->local_type, lt == CL_LOCAL ? "local" : "global");
+	o->compute_units = cu;
+	o->local_mem = lm;
+	o->global_mem = gm;
+}
+
+enum { MAXP = 16, MAXD = 16 };
+
+/* Every (platform, device) pair, in ICD order. */
+static int enumerate(cl_platform_id *ps, cl_device_id *ds, int max)
+{
+	cl_platform_id plats[MAXP];
+	cl_uint np = 0;
+	int n = 0;
+	if (clGetPlatformIDs(MAXP, plats, &np) != CL_SUCCESS)
+		return 0;
+	for (cl_uint i = 0; i < np && i < MAXP; i++) {
+		cl_device_id devs[MAXD];
+		cl_uint nd = 0;
+		if (clGetDeviceIDs(plats[i], CL_DEVICE_TYPE_ALL, MAXD, devs, &nd) != CL_SUCCESS)
+			continue;
+		for (cl_uint j = 0; j < nd && j < MAXD && n < max; j++, n++)
+			ps[n] = plats[i], ds[n] = devs[j];
+	}
+	return n;
+}
+
+int clrun_list(void)
+{
+	cl_platform_id ps[64];
+	cl_device_id ds[64];
+	int n = enumerate(ps, ds, 64);
+	if (n == 0) {
+		printf("no OpenCL platform found: install one with `sudo make deps` (PoCL runs on any CPU)\n");
+		return 0;
+	}
+	for (int i = 0; i < n; i++) {
+		clrun_device d;
+		dev_info(ps[i], ds[i], &d);
+		printf("[%d] %s / %s\n    type %s, %u compute units, local memory %llu KiB (%s), "
+		       "max work-group %zu, global memory %llu MiB\n    %s\n", i, d.platform, d.name,
+		       d.type, d.compute_units, d.local_mem >> 10, d.local_type, d.max_wg,
+		       d.global_mem >> 20, d.version);
+	}
+	return n;
+}
+
+static int matches(const clrun_device *d, const char *want)
+{
+	char all[320];
+	snprintf(all, sizeof all, "%s %s %s", d->platform, d->name, d->type);
+	size_t n = strlen(want);
+	for (char *s = all; *s; s++)
+		if (strncasecmp(s, want, n) == 0)
+			return 1;
+	return 0;
+}
+
+int clrun_open(clrun *r, const char *want, char *err, size_t errlen)
+{
+	cl_platform_id ps[64];
+	cl_device_id ds[64];
+	memset(r, 0, sizeof *r);
+	int n = enumerate(ps, ds, 64), pick = -1;
+	if (n == 0) {
+		snprintf(err, errlen, "no OpenCL platform found (is an ICD installed? `sudo make deps` "
+		         "installs PoCL, which runs on any CPU)");
+		return -1;
+	}
+	for (int pass = 0; pass < 3 && pick < 0; pass++)
+		for (int i = 0; i < n && pick < 0; i++) {
+			clrun_device d;
+			dev_info(ps[i], ds[i], &d);
+			if (want && *want)
+				pick = matches(&d, want) ? i : -1;
+			else if (pass == 0)
+				pick = strstr(d.platform, "Portable") && !strcmp(d.type, "CPU") ? i : -1;
+			else if (pass == 1)
+				pick = !strcmp(d.type, "CPU") ? i : -1;
+			else
+				pick = i;
+		}
+	if (pick < 0) {
+		snprintf(err, errlen, "no OpenCL device matches \"%s\" (see `build/clgrade devices`)", want);
+		return -1;
+	}
+	r->platform = ps[pick];
+	r->device = ds[pick];
+	dev_info(r->platform, r->device, &r->info);
+	cl_int e;
+	r->ctx = clCreateContext(NULL, 1, &r->device, NULL, NULL, &e);
+	if (e == CL_SUCCESS)
+		r->queue = clCreateCommandQueue(r->ctx, r->device, CL_QUEUE_PROFILING_ENABLE, &e);
+	if (e != CL_SUCCESS) {
+		snprintf(err, errlen, "cannot open %s: %s", r->info.name, clrun_errstr(e));
+		return -1;
+	}
+	return 0;
+}
+
+void clrun_close(clrun *r)
+{
+	if (r->queue)
+		clReleaseCommandQueue(r->queue);
+	if (r->ctx)
+		clReleaseContext(r->ctx);
+	memset(r, 0, sizeof *r);
+}
+
+cl_int clrun_build(clrun *r, const char *source, const char *options, cl_program *prog,
+                   char *log, size_t loglen)
+{
+	cl_int e;
+	log[0] = '\0';
+	*prog = clCreateProgramWithSource(r->ctx, 1, &source, NULL, &e);
+	if (e != CL_SUCCESS)
+		return e;
+	e = clBuildProgram(*prog, 1, &r->device, options, NULL, NULL);
+	clGetProgramBuildInfo(*prog, r->device, CL_PROGRAM_BUILD_LOG, loglen, log, NULL);
+	log[loglen - 1] = '\0';
+	return e;
+}
+
+static cl_int make_plain(clrun *r, clrun_bufs *b, const float *host, size_t len)
+{
+	cl_int e;
+	size_t bytes = (len ? len : 1) * sizeof(float);
+	int i = b->n++;
+	b->len[i] = len;
+	if (host) {
+		b->whole[i] = clCreateBuffer(r->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, bytes,
+		                             (void *)host, &e);
+	} else {
+		unsigned bits = REF_UNWRITTEN_BITS;
+		b->whole[i] = clCreateBuffer(r->ctx, CL_MEM_READ_WRITE, bytes, NULL, &e);
+		if (e == CL_SUCCESS)
+			e = clEnqueueFillBuffer(r->queue, b->whole[i], &bits, sizeof bits, 0, bytes, 0, NULL, NULL);
+	}
+	if (e == CL_SUCCESS) {
+		b->view[i] = b->whole[i];
+		clRetainMemObject(b->view[i]);
+	}
+	return e;
+}
+
+static cl_int make_buf(clrun *r, clrun_bufs *b, const float *host, size_t len)
+{
+	cl_int e;
+	if (!b->guarded)
+		return make_plain(r, b, host, len);
+	size_t whole = (len + 2 * GUARD_FLOATS) * sizeof(float);
+	float *tmp = malloc(whole);
+	if (!tmp)
+		return CL_OUT_OF_HOST_MEMORY;
+	guard_fill(tmp, len);
+	for (size_t i = 0; i < len; i++)
+		if (host)
+			tmp[GUARD_FLOATS + i] = host[i];
+		else
+			memcpy(&tmp[GUARD_FLOATS + i], &(unsigned){ REF_UNWRITTEN_BITS }, sizeof(float));
+	int i = b->n;
+	b->whole[i] = clCreateBuffer(r->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, whole, tmp, &e);
+	free(tmp);
+	if (e != CL_SUCCESS)
+		return e;
+	cl_buffer_region reg = { GUARD_FLOATS * sizeof(float), (len ? len : 1) * sizeof(float) };
+	b->view[i] = clCreateSubBuffer(b->whole[i], CL_MEM_READ_WRITE, CL_BUFFER_CREATE_TYPE_REGION,
+	                               &reg, &e);
+	b->len[i] = len;
+	b->n++;
+	return e;
+}
+
+cl_int clrun_upload(clrun *r, const ref_problem *p, clrun_bufs *b, int guarded)
+{
+	memset(b, 0, sizeof *b);
+	b->p = p;
+	b->guarded = guarded;
+	cl_int e = CL_SUCCESS;
+	for (int i = 0; i < p->n_in && e == CL_SUCCESS; i++)
+		e = make_buf(r, b, p->in[i], p->in_len[i]);
+	if (e == CL_SUCCESS)
+		e = make_buf(r, b, NULL, p->out_len);
+	return e;
+}
+
+void clrun_release(clrun_bufs *b)
+{
+	for (int i = 0; i < b->n; i++) {
+		if (b->view[i])
+			clReleaseMemObject(b->view[i]);
+		if (b->whole[i])
+			clReleaseMemObject(b->whole[i]);
+	}
+	memset(b, 0, sizeof *b);
+}
+
+cl_int clrun_reset_output(clrun *r, clrun_bufs *b)
+{
+	unsigned bits = REF_UNWRITTEN_BITS;
+	int o = b->n - 1;
+	return clEnqueueFillBuffer(r->queue, b->view[o], &bits, sizeof bits, 0,
+	                           b->len[o] * sizeof(float), 0, NULL, NULL);
+}
+
+cl_int clrun_launch(clrun *r, cl_kernel k, const clrun_bufs *b, int tile, double *ms)
+{
+	const ref_problem *p = b->p;
+	cl_int e = CL_SUCCESS, rows = p->rows, cols = p->cols;
+	int a = 0;
+	for (int i = 0; i < b->n && e == CL_SUCCESS; i++)
+		e = clSetKernelArg(k, a++, sizeof(cl_mem), &b->view[i]);
+	if (e == CL_SUCCESS)
+		e = clSetKernelArg(k, a++, sizeof(cl_int), &rows);
+	if (e == CL_SUCCESS && p->kind == KIND_TRANSPOSE)
+		e = clSetKernelArg(k, a++, sizeof(cl_int), &cols);
+	if (e != CL_SUCCESS)
+		return e;
+	size_t t = (size_t)tile;
+	size_t local[2] = { t, t };
+	size_t global[2] = { ((size_t)cols + t - 1) / t * t, ((size_t)rows + t - 1) / t * t };
+	cl_event ev;
+	e = clEnqueueNDRangeKernel(r->queue, k, 2, NULL, global, local, 0, NULL, &ev);
+	if (e != CL_SUCCESS)
+		return e;
+	e = clWaitForEvents(1, &ev);
+	cl_int st = CL_SUCCESS;
+	clGetEventInfo(ev, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof st, &st, NULL);
+	if (e == CL_SUCCESS && st < 0)
+		e = st;
+	cl_ulong t0 = 0, t1 = 0;
+	clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof t0, &t0, NULL);
+	clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof t1, &t1, NULL);
+	if (ms)
+		*ms = (t1 - t0) * 1e-6;
+	clReleaseEvent(ev);
+	return e;
+}
+
+cl_int clrun_download(clrun *r, const clrun_bufs *b, float *out, int *violations,
+                      char *msg, size_t msglen)
+{
+	*violations = 0;
+	msg[0] = '\0';
+	for (int i = 0; i < b->n; i++) {
+		size_t len = b->len[i], whole = len + 2 * GUARD_FLOATS;
+		float *tmp = malloc(whole * sizeof(float));
+		if (!tmp)
+			return CL_OUT_OF_HOST_MEMORY;
+		cl_int e = clEnqueueReadBuffer(r->queue, b->whole[i], CL_TRUE, 0, whole * sizeof(float),
+		                               tmp, 0, NULL, NULL);
+		if (e != CL_SUCCESS) {
+			free(tmp);
+			return e;
+		}
+		int is_out = i == b->n - 1;
+		const char *name = is_out ? b->p->out_name : b->p->in_name[i];
+		guard_violation v;
+		char what[200] = "";
+		if (guard_check(tmp, len, &v))
+			guard_describe(&v, what, sizeof what);
+		else if (!is_out && memcmp(tmp + GUARD_FLOATS, b->p->in[i], len * sizeof(float)))
+			snprintf(what, sizeof what, "the input was modified (it is read-only)");
+		if (what[0] && (*violations)++ == 0)
+			snprintf(msg, msglen, "%s: %s", name, what);
+		if (is_out)
+			memcpy(out, tmp + GUARD_FLOATS, len * sizeof(float));
+		free(tmp);
+	}
+	return CL_SUCCESS;
+}
+
+void clrun_kernel_info(clrun *r, cl_kernel k, size_t *local_bytes, size_t *max_wg)
+{
+	cl_ulong lb = 0;
+	*max_wg = 0;
+	clGetKernelWorkGroupInfo(k, r->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lb, &lb, NULL);
+	clGetKernelWorkGroupInfo(k, r->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof *max_wg, max_wg, NULL);
+	*local_bytes = (size_t)lb;
+}

@@ -1,0 +1,79 @@
+/* clrun.h — the OpenCL side of a check: pick a device, build, launch a lesson kernel on
+ * guarded buffers, time it with profiling events.  Call only inside a sandbox child (an
+ * OpenCL runtime initialised before fork() does not survive it). */
+#ifndef CLRUN_H
+#define CLRUN_H
+
+#include <stddef.h>
+#include <CL/cl.h>
+
+#include "guard.h"
+#include "ref.h"
+
+typedef struct clrun_device {
+	char platform[128];
+	char name[128];
+	char type[16];               /* "CPU", "GPU", "ACCELERATOR", "OTHER" */
+	unsigned compute_units;
+	unsigned long long local_mem;/* CL_DEVICE_LOCAL_MEM_SIZE */
+	char local_type[16];         /* "local" (dedicated) or "global" (emulated in RAM) */
+	size_t max_wg;
+	unsigned long long global_mem;
+	char version[128];
+} clrun_device;
+
+typedef struct clrun {
+	cl_platform_id platform;
+	cl_device_id device;
+	cl_context ctx;
+	cl_command_queue queue;      /* with profiling */
+	clrun_device info;
+} clrun;
+
+/* Print every platform/device with type, compute units, local memory size and type, max
+ * work-group size.  Returns the number of devices; 0 with a message when there is none. */
+int clrun_list(void);
+
+/* Open a device: want = substring matched (case-insensitively) against "platform device
+ * type"; NULL or "" = the first CPU device of PoCL, else the first device.  0 on success,
+ * else -1 with a reason in err. */
+int clrun_open(clrun *r, const char *want, char *err, size_t errlen);
+void clrun_close(clrun *r);
+
+/* Build source with options.  Returns the OpenCL status; the raw build log goes into log. */
+cl_int clrun_build(clrun *r, const char *source, const char *options, cl_program *prog,
+                   char *log, size_t loglen);
+
+/* Device buffers of one problem, each guarded (guard.h), plus the problem they hold. */
+typedef struct clrun_bufs {
+	const ref_problem *p;
+	cl_mem whole[3], view[3];    /* inputs then output; view = the payload sub-buffer */
+	size_t len[3];
+	int n;
+	int guarded;                 /* 0: plain buffers (under Oclgrind, which checks bounds itself) */
+} clrun_bufs;
+
+/* Create buffers (guarded or plain), upload the inputs, fill guards and the output
+ * (REF_UNWRITTEN_BITS).  Download needs guarded buffers. */
+cl_int clrun_upload(clrun *r, const ref_problem *p, clrun_bufs *b, int guarded);
+void clrun_release(clrun_bufs *b);
+/* Refill the output with the unwritten pattern (between a baseline and a student run). */
+cl_int clrun_reset_output(clrun *r, clrun_bufs *b);
+
+/* Launch kernel once on the problem with a TILE x TILE local size (global size rounded up)
+ * and wait; *ms = profiling time.  Returns the OpenCL status of the enqueue or the wait. */
+cl_int clrun_launch(clrun *r, cl_kernel k, const clrun_bufs *b, int tile, double *ms);
+
+/* Read back the output into out[], check every guard zone and that inputs are unchanged.
+ * bad_buf/msg describe the first violation ("C: 12 floats written past the end").  Returns
+ * the OpenCL status; *violations = number of buffers touched outside their bounds. */
+cl_int clrun_download(clrun *r, const clrun_bufs *b, float *out, int *violations,
+                      char *msg, size_t msglen);
+
+/* Local memory the kernel uses (CL_KERNEL_LOCAL_MEM_SIZE) and its max work-group size. */
+void clrun_kernel_info(clrun *r, cl_kernel k, size_t *local_bytes, size_t *max_wg);
+
+/* Name of an OpenCL status ("CL_OUT_OF_RESOURCES"). */
+const char *clrun_errstr(cl_int e);
+
+#endif

@@ -1,0 +1,331 @@
+/* criteria.c — turn what the children measured into ✓/✗ per criterion, each ✗ with the reason
+ * and what to try.  Pure decisions: no OpenCL, no printing. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "diag.h"
+#include "bank.h"
+
+static check_crit *crit(check_report *rep, lesson_crit id)
+{
+	for (int i = 0; i < rep->ncrit; i++)
+		if (rep->crit[i].id == id)
+			return &rep->crit[i];
+	return NULL;
+}
+
+static void set(check_crit *c, check_status st, const char *try_, const char *fmt, ...)
+{
+	if (!c)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	c->status = st;
+	vsnprintf(c->msg, sizeof c->msg, fmt, ap);
+	va_end(ap);
+	snprintf(c->try_, sizeof c->try_, "%s", try_ ? try_ : "");
+}
+
+static int analysis_findings(const check_report *rep, const char *k1, const char *k2,
+                             char *buf, size_t len)
+{
+	cJSON *fs = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "findings") : NULL, *f;
+	int n = 0;
+	size_t pos = 0;
+	buf[0] = '\0';
+	cJSON_ArrayForEach(f, fs) {
+		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
+		if (!kind || (strcmp(kind, k1) && (!k2 || strcmp(kind, k2))))
+			continue;
+		if (n++ < 3 && pos < len) {
+			const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
+			int line = cJSON_GetObjectItem(f, "line") ? cJSON_GetObjectItem(f, "line")->valueint : 0;
+			int k = snprintf(buf + pos, len - pos, "%s%s:%d: %s", pos ? "; " : "",
+			                 rep->opts.kernel, line, m ? m : kind);
+			pos = k > 0 ? pos + (size_t)k : pos;
+		}
+	}
+	return n;
+}
+
+static void eval_builds(const check_opts *o, check_report *rep)
+{
+	check_crit *c = crit(rep, CRIT_BUILDS);
+	const check_child *ch = &rep->child;
+	char first[600];
+	if (rep->refused[0])
+		set(c, CRIT_FAIL, "keep the kernel in its one file; an #include may name only a header "
+		    "inside the lesson's own folder", "%s", rep->refused);
+	else if (!ch->built && ch->build_err != 0) {
+		diag_first_error(ch->build_log, first, sizeof first);
+		set(c, CRIT_FAIL, "fix the first error first: later ones often follow from it",
+		    "%s", first[0] ? first : "the build failed");
+		if (!first[0])
+			snprintf(c->msg, sizeof c->msg, "the build failed (%s)", clrun_errstr(ch->build_err));
+	} else if (!ch->built)
+		set(c, CRIT_FAIL, "", "the grader's child %s", rep->run_end);
+	else if (!ch->kernel_found)
+		set(c, CRIT_FAIL, "keep the kernel's name and signature exactly as the lesson gives them",
+		    "the file builds but has no kernel named %s", o->l->kernel);
+	else
+		set(c, CRIT_PASS, NULL, "built with -DTILE=%d on %s", o->l->tile, ch->dev.name);
+}
+
+static const check_run *first_launch_error(const check_child *ch)
+{
+	for (int i = 0; i < ch->nruns; i++)
+		if (ch->runs[i].err != CL_SUCCESS)
+			return &ch->runs[i];
+	return NULL;
+}
+
+static void eval_runs(const check_opts *o, check_report *rep)
+{
+	check_crit *c = crit(rep, CRIT_RUNS);
+	const check_child *ch = &rep->child;
+	const check_run *bad = first_launch_error(ch);
+	if (rep->child_timed_out)
+		set(c, CRIT_FAIL, "look for a loop whose bound or index never changes for some "
+		    "work-item, or a barrier inside a branch that not every work-item takes",
+		    "%s", rep->run_end);
+	else if (rep->child_crashed)
+		set(c, CRIT_FAIL, "a crash of the host after a kernel ran is almost always an "
+		    "out-of-bounds write: guard every store (if (row < N && col < N))", "%s", rep->run_end);
+	else if (bad && (bad->err == CL_INVALID_WORK_GROUP_SIZE || bad->err == CL_INVALID_WORK_ITEM_SIZE))
+		set(c, CRIT_FAIL, "use a smaller TILE: TILE*TILE work-items must fit the device's "
+		    "maximum work-group size", "the device refused a %dx%d work-group: %d work-items "
+		    "needed, %zu allowed (%s)", bad->tile, bad->tile, bad->tile * bad->tile,
+		    ch->kernel_max_wg < ch->dev.max_wg && ch->kernel_max_wg ? ch->kernel_max_wg :
+		    ch->dev.max_wg, clrun_errstr(bad->err));
+	else if (bad && ch->local_bytes > ch->dev.local_mem)
+		set(c, CRIT_FAIL, "shrink the __local arrays (a smaller TILE, or fewer arrays)",
+		    "the kernel needs %zu bytes of __local memory per work-group; the device has "
+		    "%llu (%s)", ch->local_bytes, ch->dev.local_mem, clrun_errstr(bad->err));
+	else if (bad)
+		set(c, CRIT_FAIL, "", "launching at %dx%d failed: %s", bad->rows, bad->cols,
+		    clrun_errstr(bad->err));
+	else
+		set(c, CRIT_PASS, NULL, "%d runs, no crash, no timeout", ch->nruns);
+	(void)o;
+}
+
+static int is_square(const check_run *r) { return r->rows == r->cols; }
+
+static void eval_correct(const check_opts *o, check_report *rep)
+{
+	check_crit *c = crit(rep, CRIT_CORRECT);
+	const check_child *ch = &rep->child;
+	const check_run *bad = NULL, *good = NULL;
+	int nsq_bad = 0, sq_bad = 0, sq_good = 0, done = 0;
+	double maxerr = 0;
+	for (int i = 0; i < ch->nruns; i++) {
+		const check_run *r = &ch->runs[i];
+		if (!r->done)
+			continue;
+		done++;
+		if (r->cmp.max_rel_error > maxerr)
+			maxerr = r->cmp.max_rel_error;
+		if (r->cmp.passed) {
+			good = good ? good : r;
+			sq_good += is_square(r);
+		} else {
+			bad = bad ? bad : r;
+			nsq_bad += !is_square(r);
+			sq_bad += is_square(r);
+		}
+	}
+	if (bad) {
+		char extra[200] = "";
+		const char *try_ = "compare your index arithmetic with the lesson's text for this size";
+		if (o->l->kind == KIND_TRANSPOSE && nsq_bad && !sq_bad && sq_good) {
+			snprintf(extra, sizeof extra, " -- square sizes are right, so rows and cols are "
+			         "mixed up somewhere (in is rows x cols, out is cols x rows)");
+			try_ = "check every use of rows and cols: the input's row length is cols, the output's is rows";
+		} else if (good) {
+			snprintf(extra, sizeof extra, " -- right at %dx%d, so look for a hard-coded size "
+			         "or an assumption that the size is a multiple of TILE", good->rows, good->cols);
+			try_ = "use N (or rows/cols) everywhere, and guard the last partial tile";
+		}
+		set(c, CRIT_FAIL, try_, "wrong at %dx%d (seed %llu): %s%s", bad->rows, bad->cols,
+		    (unsigned long long)o->seed, bad->cmp.pattern, extra);
+		return;
+	}
+	for (int i = 0; i < ch->ntiles; i++)
+		if (ch->tiles[i].built && !ch->tiles[i].correct) {
+			set(c, CRIT_FAIL, "write the kernel in terms of TILE only (no fixed tile size), "
+			    "and guard the edges", "right at TILE=%d but wrong at TILE=%d (N=100)",
+			    o->l->tile, ch->tiles[i].tile);
+			return;
+		}
+	if (!done)
+		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
+	else
+		set(c, CRIT_PASS, NULL, "%d sizes up to %dx%d, max error %.2g of the bound's scale",
+		    done, ch->runs[ch->nruns - 1].rows, ch->runs[ch->nruns - 1].cols, maxerr);
+}
+
+static void eval_memory(const check_opts *o, check_report *rep)
+{
+	check_crit *c = crit(rep, CRIT_MEMORY_SAFE);
+	const check_child *ch = &rep->child;
+	char found[500];
+	for (int i = 0; i < ch->nruns; i++)
+		if (ch->runs[i].violations) {
+			set(c, CRIT_FAIL, "guard every global access with the real size (row < N, col < "
+			    "N): the global size is rounded up to a multiple of the work-group",
+			    "%s at %dx%d", ch->runs[i].guard_msg, ch->runs[i].rows, ch->runs[i].cols);
+			return;
+		}
+	if (analysis_findings(rep, "out_of_bounds", "uninitialized", found, sizeof found)) {
+		set(c, CRIT_FAIL, "check the index of that access against the buffer's size, and that "
+		    "__local memory is written (and a barrier passed) before it is read", "%s", found);
+		return;
+	}
+	if (!ch->nruns)
+		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
+	else if (!rep->analysis)
+		set(c, CRIT_NOT_CHECKED, NULL, "writes outside buffers: none (guard zones); "
+		    "out-of-bounds reads and uninitialised __local reads: not checked (%s)",
+		    rep->analysis_note);
+	else
+		set(c, CRIT_PASS, NULL, "no write outside a buffer (guard zones); no out-of-bounds or "
+		    "uninitialised access under Oclgrind");
+	(void)o;
+}
+
+static void eval_races(const check_opts *o, check_report *rep)
+{
+	check_crit *c = crit(rep, CRIT_RACE_FREE);
+	char found[500];
+	if (!rep->analysis)
+		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
+		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
+	else if (analysis_findings(rep, "data_race", "barrier_divergence", found, sizeof found))
+		set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
+		    "__local tile and before reading it, and again before overwriting it; every "
+		    "work-item must reach every barrier", "%s", found);
+	else
+		set(c, CRIT_PASS, NULL, "no data race or barrier divergence under Oclgrind");
+	(void)o;
+}
+
+static void eval_local(const check_opts *o, check_report *rep)
+{
+	check_crit *c = crit(rep, CRIT_USES_LOCAL);
+	const check_child *ch = &rep->child;
+	if (!ch->kernel_found)
+		set(c, CRIT_NOT_CHECKED, NULL, "not checked: no kernel");
+	else if (ch->local_bytes == 0)
+		set(c, CRIT_FAIL, "declare a __local tile (e.g. __local float tile[TILE][TILE];), "
+		    "load it cooperatively, barrier, then compute from it",
+		    "the kernel uses no __local memory (0 bytes per work-group)");
+	else
+		set(c, CRIT_PASS, NULL, "%zu bytes of __local memory per work-group", ch->local_bytes);
+	(void)o;
+}
+
+/* The worst __local site under the chosen profile: its n-way, or 0 when there is none. */
+static int worst_site(const check_report *rep, const char *profile, cJSON **site)
+{
+	cJSON *sites = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "local_sites") : NULL, *s;
+	int worst = 0;
+	*site = NULL;
+	cJSON_ArrayForEach(s, sites) {
+		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), profile);
+		cJSON *nw = p ? cJSON_GetObjectItem(p, "n_way") : NULL;
+		if (nw && nw->valueint > worst) {
+			worst = nw->valueint;
+			*site = s;
+		}
+	}
+	return worst;
+}
+
+static void eval_conflicts(const check_opts *o, check_report *rep)
+{
+	check_crit *c = crit(rep, CRIT_CONFLICT_FREE);
+	cJSON *site;
+	const bank_profile *bp = bank_profile_find(o->profile);
+	if (!rep->analysis) {
+		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
+		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
+		return;
+	}
+	int n = worst_site(rep, o->profile, &site);
+	if (!site) {
+		set(c, CRIT_NOT_CHECKED, NULL, "no __local access to check");
+		return;
+	}
+	const char *var = cJSON_GetStringValue(cJSON_GetObjectItem(site, "variable"));
+	const char *acc = cJSON_GetStringValue(cJSON_GetObjectItem(site, "access"));
+	int line = cJSON_GetObjectItem(site, "line")->valueint;
+	int col = cJSON_GetObjectItem(site, "column")->valueint;
+	if (n > 2)
+		set(c, CRIT_FAIL, "pad the array's row by one element (tile[TILE][TILE+1]) so a column "
+		    "walk steps across banks, or XOR-swizzle the column index, or swap which index "
+		    "walks the fast dimension",
+		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "
+		    "bank %d times; conflict-free is 1)", o->kernel, line, col, acc ? acc : "access",
+		    var ? var : "?", n, bp ? bp->label : o->profile, n);
+	else
+		set(c, CRIT_PASS, NULL, "worst __local access %d-way on %s (%s:%d)", n,
+		    bp ? bp->label : o->profile, o->kernel, line);
+}
+
+static void eval_speedup(const check_opts *o, check_report *rep)
+{
+	check_crit *c = crit(rep, CRIT_SPEEDUP);
+	const check_child *ch = &rep->child;
+	int gpu = strcmp(ch->dev.type, "GPU") == 0;
+	double bar = gpu ? o->l->speedup_gpu : o->l->speedup_cpu;
+	if (!ch->timed || ch->baseline_ms <= 0) {
+		set(c, CRIT_NOT_CHECKED, NULL, "not timed: %s", ch->baseline_failed ?
+		    "the baseline kernel failed to run" : "the kernel is not correct yet");
+		return;
+	}
+	double s = ch->baseline_ms / ch->kernel_ms;
+	const char *cpu_note = !gpu && o->l->kind == KIND_TRANSPOSE ? "; on a CPU device, padding "
+	    "and bank conflicts cannot show in the timing (no banks): conflict_free is judged by "
+	    "the GPU model instead" : "";
+	set(c, s >= bar ? CRIT_PASS : CRIT_FAIL, "time both kernels on the lesson's size; the "
+	    "tile must be reused: each element loaded into __local memory should be read TILE times",
+	    "%.2fx the naive baseline at %dx%d (%.3g ms vs %.3g ms, median of %d interleaved runs; "
+	    "bar %.2fx on a %s device)%s", s, ch->time_rows, ch->time_cols, ch->kernel_ms,
+	    ch->baseline_ms, ch->time_reps, bar, gpu ? "GPU" : "CPU", cpu_note);
+}
+
+void tile_eval(const check_opts *o, const char *source, check_report *rep); /* tilechoice.c */
+
+void crit_eval(const check_opts *o, const char *source, check_report *rep)
+{
+	for (int id = 0; id < CRIT_COUNT; id++)
+		if (o->l->criteria & CRIT_BIT(id))
+			rep->crit[rep->ncrit++].id = (lesson_crit)id;
+	eval_builds(o, rep);
+	int built = crit(rep, CRIT_BUILDS)->status == CRIT_PASS;
+	if (built) {
+		eval_runs(o, rep);
+		eval_correct(o, rep);
+		eval_memory(o, rep);
+		if (crit(rep, CRIT_RACE_FREE))
+			eval_races(o, rep);
+		if (crit(rep, CRIT_USES_LOCAL))
+			eval_local(o, rep);
+		if (crit(rep, CRIT_CONFLICT_FREE))
+			eval_conflicts(o, rep);
+		if (crit(rep, CRIT_SPEEDUP))
+			eval_speedup(o, rep);
+		if (crit(rep, CRIT_TILE_CHOICE))
+			tile_eval(o, source, rep);
+	}
+	int failed = 0;
+	for (int i = 0; i < rep->ncrit; i++) {
+		if (!built && rep->crit[i].id != CRIT_BUILDS)
+			set(&rep->crit[i], CRIT_NOT_CHECKED, NULL, "not checked: the kernel does not build");
+		failed += rep->crit[i].status == CRIT_FAIL;
+	}
+	rep->verdict_pass = failed == 0;
+	rep->exit_code = failed ? 1 : 0;
+}

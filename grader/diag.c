@@ -1,0 +1,239 @@
+/* diag.c — compiler-log rewriting and the #include policy (see diag.h). */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diag.h"
+
+/* Line n (1-based) of source into buf, without its newline. */
+static void source_line(const char *src, int n, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	for (int i = 1; src && *src && i < n; src++)
+		if (*src == '\n')
+			i++;
+	if (!src || !*src)
+		return;
+	size_t k = strcspn(src, "\n");
+	if (k >= len)
+		k = len - 1;
+	memcpy(buf, src, k);
+	buf[k] = '\0';
+}
+
+typedef struct loc { char file[256]; int line, col; char sev[16]; const char *msg; } loc;
+
+/* Parse "error: FILE:L:C: msg" or "FILE:L:C: error: msg".  1 when it is a located message. */
+static int parse_loc(const char *s, loc *l)
+{
+	static const char *sevs[] = { "error", "warning", "note", "fatal error" };
+	memset(l, 0, sizeof *l);
+	for (size_t i = 0; i < sizeof sevs / sizeof *sevs; i++) {
+		size_t n = strlen(sevs[i]);
+		if (strncmp(s, sevs[i], n) == 0 && s[n] == ':' && s[n + 1] == ' ') {
+			snprintf(l->sev, sizeof l->sev, "%s", sevs[i]);
+			s += n + 2;
+			break;
+		}
+	}
+	const char *c1 = NULL;  /* FILE ends at the first ':' followed by a digit */
+	for (const char *p = s; *p && !c1; p++)
+		if (*p == ':' && isdigit((unsigned char)p[1]))
+			c1 = p;
+	if (!c1 || c1 - s >= (long)sizeof l->file)
+		return 0;
+	memcpy(l->file, s, c1 - s);
+	l->file[c1 - s] = '\0';
+	char *end;
+	l->line = (int)strtol(c1 + 1, &end, 10);
+	if (*end != ':')
+		return 0;
+	l->col = (int)strtol(end + 1, &end, 10);
+	if (*end != ':')
+		return 0;
+	end++;
+	while (*end == ' ')
+		end++;
+	if (!l->sev[0]) {
+		for (size_t i = 0; i < sizeof sevs / sizeof *sevs; i++) {
+			size_t n = strlen(sevs[i]);
+			if (strncmp(end, sevs[i], n) == 0 && end[n] == ':') {
+				snprintf(l->sev, sizeof l->sev, "%s", sevs[i]);
+				end += n + 1;
+				while (*end == ' ')
+					end++;
+				break;
+			}
+		}
+	}
+	if (!l->sev[0])
+		return 0;
+	l->msg = end;
+	return 1;
+}
+
+/* The compiler's name for the student's source: a temp file, "<kernel>", "input.cl", ... */
+static int is_temp_name(const char *f)
+{
+	return strstr(f, "tempfile") || strstr(f, "kcache") || strcmp(f, "<kernel>") == 0 ||
+	       strcmp(f, "<source>") == 0 || strcmp(f, "input.cl") == 0 || strncmp(f, "/tmp/", 5) == 0;
+}
+
+static size_t append(char *out, size_t pos, size_t len, const char *fmt, ...)
+{
+	if (pos >= len)
+		return pos;
+	va_list ap;
+	va_start(ap, fmt);
+	int k = vsnprintf(out + pos, len - pos, fmt, ap);
+	va_end(ap);
+	return k < 0 ? pos : (pos + (size_t)k < len ? pos + (size_t)k : len - 1);
+}
+
+int diag_rewrite(const char *raw, const char *source, const char *path, char *out, size_t outlen)
+{
+	size_t pos = 0;
+	int errors = 0;
+	out[0] = '\0';
+	while (raw && *raw) {
+		size_t k = strcspn(raw, "\n");
+		char line[1024];
+		snprintf(line, sizeof line, "%.*s", (int)(k < sizeof line ? k : sizeof line - 1), raw);
+		raw += k + (raw[k] == '\n');
+		loc l;
+		if (!parse_loc(line, &l))
+			continue;       /* "Device ... failed to build", "1 error generated." */
+		int mine = is_temp_name(l.file);
+		errors += strcmp(l.sev, "error") == 0 || strcmp(l.sev, "fatal error") == 0;
+		pos = append(out, pos, outlen, "%s:%d:%d: %s: %s\n", mine ? path : l.file, l.line, l.col,
+		             l.sev, l.msg);
+		if (!mine)
+			continue;
+		char src[512];
+		source_line(source, l.line, src, sizeof src);
+		if (!src[0])
+			continue;
+		char caret[512];
+		int c = l.col > 0 ? l.col - 1 : 0;
+		if (c > (int)sizeof caret - 2)
+			c = (int)sizeof caret - 2;
+		for (int i = 0; i < c; i++)
+			caret[i] = src[i] == '\t' ? '\t' : ' ';
+		caret[c] = '^';
+		caret[c + 1] = '\0';
+		pos = append(out, pos, outlen, "  %s\n  %s\n", src, caret);
+	}
+	return errors;
+}
+
+void diag_first_error(const char *rewritten, char *out, size_t outlen)
+{
+	out[0] = '\0';
+	const char *e = strstr(rewritten, ": error: ");
+	if (!e)
+		return;
+	const char *start = e;
+	while (start > rewritten && start[-1] != '\n')
+		start--;
+	size_t k = strcspn(start, "\n");
+	snprintf(out, outlen, "%.*s", (int)k, start);
+}
+
+/* Copy source with comments blanked and backslash-newlines joined; line numbers kept by
+ * emitting the swallowed newlines at the end of the logical line. */
+static char *clean_source(const char *s)
+{
+	size_t n = strlen(s);
+	char *o = malloc(n + 1), *p = o;
+	int pending = 0;
+	if (!o)
+		return NULL;
+	while (*s) {
+		if (s[0] == '\\' && s[1] == '\n') {
+			s += 2, pending++;
+		} else if (s[0] == '/' && s[1] == '/') {
+			while (*s && *s != '\n') {
+				if (s[0] == '\\' && s[1] == '\n')
+					s++, pending++;
+				s++;
+			}
+		} else if (s[0] == '/' && s[1] == '*') {
+			*p++ = ' ';
+			for (s += 2; *s && !(s[0] == '*' && s[1] == '/'); s++)
+				pending += *s == '\n';
+			if (*s)
+				s += 2;
+		} else if (*s == '\n') {
+			*p++ = *s++;
+			for (; pending; pending--)
+				*p++ = '\n';
+		} else {
+			*p++ = *s++;
+		}
+	}
+	*p = '\0';
+	return o;
+}
+
+static int refuse(char *msg, size_t len, const char *path, int line, const char *what,
+                  const char *why)
+{
+	snprintf(msg, len, "%s:%d: #include %s refused: %s", path, line, what, why);
+	return -1;
+}
+
+int diag_check_includes(const char *source, const char *path, const char *lesson_dir,
+                        char *msg, size_t msglen)
+{
+	char *src = clean_source(source);
+	if (!src)
+		return refuse(msg, msglen, path, 0, "", "out of memory");
+	int line = 1, rc = 0;
+	for (char *l = src; *l && rc == 0; line++) {
+		char *nl = strchr(l, '\n');
+		if (nl)
+			*nl = '\0';
+		char *p = l;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p == '#') {
+			for (p++; *p == ' ' || *p == '\t'; p++)
+				;
+			if (strncmp(p, "include", 7) == 0 || strncmp(p, "import", 6) == 0 ||
+			    strncmp(p, "embed", 5) == 0) {
+				p += strcspn(p, " \t\"<");
+				while (*p == ' ' || *p == '\t')
+					p++;
+				char name[256] = "";
+				if (*p == '"') {
+					size_t k = strcspn(p + 1, "\"");
+					snprintf(name, sizeof name, "%.*s", (int)k, p + 1);
+				}
+				char shown[300];
+				snprintf(shown, sizeof shown, "%.280s", p);
+				if (*p != '"')
+					rc = refuse(msg, msglen, path, line, shown, *p == '<' ?
+					            "only headers from the lesson's own folder may be included" :
+					            "an include must name a file in quotes (no macros)");
+				else if (!name[0] || strchr(name, '/') || strstr(name, ".."))
+					rc = refuse(msg, msglen, path, line, shown,
+					            "only plain file names from the lesson's own folder may be included");
+				else {
+					char full[4096];
+					snprintf(full, sizeof full, "%s/%s", lesson_dir, name);
+					if (access(full, R_OK) != 0)
+						rc = refuse(msg, msglen, path, line, shown,
+						            "no such file in the lesson's folder");
+				}
+			}
+		}
+		if (!nl)
+			break;
+		l = nl + 1;
+	}
+	free(src);
+	return rc;
+}

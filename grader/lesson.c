@@ -1,0 +1,128 @@
+/* lesson.c — the lesson registry table (see lesson.h), and the small lookups around it.
+ * Thresholds and sizes are measured: see GUIDE.md "Speedup thresholds" for the commands. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lesson.h"
+
+#define CORE  (CRIT_BIT(CRIT_BUILDS) | CRIT_BIT(CRIT_RUNS) | CRIT_BIT(CRIT_CORRECT) | \
+               CRIT_BIT(CRIT_MEMORY_SAFE) | CRIT_BIT(CRIT_RACE_FREE))
+#define LOCAL (CRIT_BIT(CRIT_USES_LOCAL) | CRIT_BIT(CRIT_CONFLICT_FREE))
+
+static const lesson lessons[] = {
+	{ 1, "01-naive-matmul", "naive matmul (the baseline)", "matmul_naive", KIND_MATMUL, 16,
+	  CORE, NULL, NULL,
+	  { {1, 1}, {17, 17}, {100, 100}, {256, 256} }, {480, 480}, {48, 48}, 0, 0, {0} },
+	{ 2, "02-tiled-matmul", "tiled matmul in __local memory", "matmul_tiled", KIND_MATMUL, 16,
+	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "matmul_naive.cl", "matmul_naive",
+	  { {1, 1}, {17, 17}, {100, 100}, {256, 256} }, {480, 480}, {48, 48}, 1.15, 1.10, {0} },
+	{ 3, "03-transpose-padding", "transpose with a padded tile", "transpose", KIND_TRANSPOSE, 32,
+	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "transpose_naive.cl", "transpose_naive",
+	  { {1, 1}, {100, 37}, {37, 100}, {64, 64}, {33, 65} }, {2000, 2000}, {64, 96}, 1.3, 1.3, {0} },
+	{ 4, "04-tile-budget", "choosing TILE within the local-memory budget", "matmul_tiled", KIND_MATMUL, 16,
+	  CORE | LOCAL | CRIT_BIT(CRIT_TILE_CHOICE), NULL, NULL,
+	  { {1, 1}, {17, 17}, {100, 100} }, {480, 480}, {64, 64}, 0, 0, {8, 16, 32, 0} },
+};
+
+static const char *crit_ids[CRIT_COUNT] = {
+	"builds", "runs", "correct", "memory_safe", "race_free",
+	"uses_local_memory", "conflict_free", "speedup", "tile_choice",
+};
+
+int lesson_count(void) { return (int)(sizeof lessons / sizeof lessons[0]); }
+
+const lesson *lesson_at(int i)
+{
+	return i >= 0 && i < lesson_count() ? &lessons[i] : NULL;
+}
+
+const lesson *lesson_find(const char *key)
+{
+	if (!key || !*key)
+		return NULL;
+	char *end;
+	long n = strtol(key, &end, 10);
+	for (int i = 0; i < lesson_count(); i++) {
+		if (*end == '\0' && n == lessons[i].number)
+			return &lessons[i];
+		if (strcmp(key, lessons[i].slug) == 0)
+			return &lessons[i];
+	}
+	return NULL;
+}
+
+const char *lesson_crit_id(lesson_crit c)
+{
+	return c < CRIT_COUNT ? crit_ids[c] : "?";
+}
+
+int lesson_crit_parse(const char *id)
+{
+	for (int c = 0; c < CRIT_COUNT; c++)
+		if (strcmp(id, crit_ids[c]) == 0)
+			return c;
+	return -1;
+}
+
+void lesson_path(const lesson *l, const char *what, char *buf, int len)
+{
+	/* "kernels/starter/x.cl" rather than "./kernels/starter/x.cl" when run from the root */
+	const char *root = lesson_root();
+	const char *sep = "/";
+	if (strcmp(root, ".") == 0)
+		root = sep = "";
+	if (strcmp(what, "starter") == 0)
+		snprintf(buf, len, "%s%skernels/starter/%s.cl", root, sep, l->slug);
+	else if (strcmp(what, "solution") == 0)
+		snprintf(buf, len, "%s%skernels/solutions/%s.cl", root, sep, l->slug);
+	else if (strcmp(what, "readme") == 0)
+		snprintf(buf, len, "%s%slessons/%s/README.md", root, sep, l->slug);
+	else if (strcmp(what, "baseline") == 0)
+		snprintf(buf, len, "%s%sgrader/baselines/%s", root, sep, l->baseline ? l->baseline : "");
+	else
+		snprintf(buf, len, "%s%slessons/%s", root, sep, l->slug);
+}
+
+static int is_root(const char *dir)
+{
+	char p[PATH_MAX];
+	snprintf(p, sizeof p, "%s/grader/baselines", dir);
+	return access(p, R_OK) == 0;
+}
+
+const char *lesson_root(void)
+{
+	static char root[PATH_MAX];
+	if (root[0])
+		return root;
+	const char *env = getenv("CLGRADE_ROOT");
+	if (env && *env) {
+		snprintf(root, sizeof root, "%s", env);
+		return root;
+	}
+	if (is_root(".")) {
+		strcpy(root, ".");
+		return root;
+	}
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		for (int up = 0; up < 2; up++) {  /* build/clgrade -> build -> root */
+			char *slash = strrchr(exe, '/');
+			if (!slash)
+				break;
+			*slash = '\0';
+			if (is_root(exe)) {
+				snprintf(root, sizeof root, "%s", exe);
+				return root;
+			}
+		}
+	}
+	strcpy(root, ".");
+	return root;
+}

@@ -1,0 +1,59 @@
+/* lesson.h — the lesson registry: one table row per lesson, the only place a lesson is named.
+ *
+ * Adding a lesson means one row here, one folder lessons/NN-slug/, one starter
+ * kernels/starter/NN-slug.cl and one solution kernels/solutions/NN-slug.cl.  Everything the
+ * grader does for a lesson (sizes, reference, criteria, baseline, thresholds) comes from here. */
+#ifndef LESSON_H
+#define LESSON_H
+
+/* The criteria, in report order.  Ids are stable (DESIGN.md); a lesson lists those that apply. */
+typedef enum {
+	CRIT_BUILDS, CRIT_RUNS, CRIT_CORRECT, CRIT_MEMORY_SAFE, CRIT_RACE_FREE,
+	CRIT_USES_LOCAL, CRIT_CONFLICT_FREE, CRIT_SPEEDUP, CRIT_TILE_CHOICE, CRIT_COUNT
+} lesson_crit;
+
+#define CRIT_BIT(c) (1u << (c))
+
+/* What the kernel computes; the reference, arguments and work formula follow from it. */
+typedef enum { KIND_MATMUL, KIND_TRANSPOSE } lesson_kind;
+
+enum { LESSON_MAX_SIZES = 8, LESSON_MAX_TILES = 4 };
+
+typedef struct lesson_size { int rows, cols; } lesson_size;
+
+typedef struct lesson {
+	int number;                 /* 1, 2, ...                                          */
+	const char *slug;           /* "03-transpose-padding": folder and file names        */
+	const char *title;          /* one line for tables                                  */
+	const char *kernel;         /* kernel function name the student writes              */
+	lesson_kind kind;
+	int tile;                   /* default TILE (-DTILE=t, local size TILE x TILE)       */
+	unsigned criteria;          /* CRIT_BIT()s that apply                                */
+	const char *baseline;       /* baseline kernel file under grader/baselines/, or NULL */
+	const char *baseline_kernel;
+	lesson_size sizes[LESSON_MAX_SIZES]; /* correctness sizes, {0,0}-terminated      */
+	lesson_size time_size;      /* timing size (also checked for correctness)           */
+	lesson_size analysis_size;  /* small size run under Oclgrind                         */
+	double speedup_cpu;         /* pass bar for speedup on a CPU device (measured)       */
+	double speedup_gpu;         /* pass bar on a GPU device (measured on an H200)        */
+	int tiles[LESSON_MAX_TILES];/* TILE sweep (lesson 4), 0-terminated; empty: tile only */
+} lesson;
+
+/* Number of lessons, and lesson i (0-based) of the table. */
+int lesson_count(void);
+const lesson *lesson_at(int i);
+/* Lesson by number ("3"), zero-padded number ("03") or slug; NULL when none. */
+const lesson *lesson_find(const char *key);
+
+/* Criterion id string ("memory_safe") and back (-1 when unknown). */
+const char *lesson_crit_id(lesson_crit c);
+int lesson_crit_parse(const char *id);
+
+/* Paths of a lesson's files, relative to the suite root, written into buf. */
+void lesson_path(const lesson *l, const char *what, char *buf, int len); /* what: "starter", "solution", "readme", "dir" */
+
+/* Root of the suite (folder holding lessons/ and grader/); from CLGRADE_ROOT, else derived
+ * from the executable's location (build/clgrade -> ..), else ".". */
+const char *lesson_root(void);
+
+#endif

@@ -1,0 +1,214 @@
+/* main.c — the `clgrade` command line: parse, dispatch, exit with the contract's codes
+ * (0 pass, 1 fail, 2 the grader could not run). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bank.h"
+#include "check.h"
+#include "clrun.h"
+#include "hint.h"
+#include "lesson.h"
+#include "occ.h"
+#include "report.h"
+#include "sandbox.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+	"usage: clgrade check [LESSON [KERNEL.cl]] [options]  grade a kernel (default: the starter);\n"
+	"                                                     no LESSON: every lesson, as a table\n"
+	"         --device SUBSTRING   OpenCL device to use (default: PoCL's CPU device)\n"
+	"         --json FILE          also write the JSON report\n"
+	"         --seed N             reproduce a run's random inputs\n"
+	"         --timeout S          wall-time limit of each sandboxed run (default 20)\n"
+	"         --memory MB          address-space limit of each sandboxed run (default 8192)\n"
+	"         --profile P          bank model for conflict_free: nvidia (default), amd-cdna,\n"
+	"                              amd-rdna, intel\n"
+	"         --no-analysis        skip the Oclgrind analysis (races, banks, coalescing)\n"
+	"       clgrade list                                  lessons and their last result\n"
+	"       clgrade devices                               OpenCL platforms and devices\n"
+	"       clgrade occupancy --profile P --work-group T --local-bytes S [--registers R] [--json]\n"
+	"       clgrade hint LESSON                           the lesson's next hint\n");
+}
+
+static int list_devices_child(void *arg)
+{
+	(void)arg;
+	return clrun_list() > 0 ? 0 : 2;
+}
+
+static void status_path(const lesson *l, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/build/status/%s", lesson_root(), l->slug);
+}
+
+static void save_status(const check_report *rep)
+{
+	char dir[4200], path[4300];
+	snprintf(dir, sizeof dir, "%s/build/status", lesson_root());
+	mkdir(dir, 0755);
+	status_path(rep->opts.l, path, sizeof path);
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return;
+	const char *first = check_first_failure(rep);
+	fprintf(f, "%s %s %s\n", rep->exit_code == 2 ? "error" : rep->verdict_pass ? "pass" : "fail",
+	        first ? first : "-", rep->opts.kernel);
+	fclose(f);
+}
+
+static int cmd_list(void)
+{
+	printf("%-3s %-24s %-44s %s\n", "#", "lesson", "topic", "last check");
+	for (int i = 0; i < lesson_count(); i++) {
+		const lesson *l = lesson_at(i);
+		char path[4300], verdict[16] = "-", first[64] = "", kernel[4096] = "";
+		status_path(l, path, sizeof path);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%15s %63s %4095s", verdict, first, kernel) < 1)
+				strcpy(verdict, "-");
+			fclose(f);
+		}
+		char last[4300] = "not checked yet";
+		if (strcmp(verdict, "pass") == 0)
+			snprintf(last, sizeof last, "✓ pass (%s)", kernel);
+		else if (strcmp(verdict, "-") != 0)
+			snprintf(last, sizeof last, "✗ %s at %s (%s)", verdict, first, kernel);
+		printf("%-3d %-24s %-44s %s\n", l->number, l->slug, l->title, last);
+	}
+	return 0;
+}
+
+typedef struct check_args {
+	check_opts o;
+	const char *json;
+	int seed_given;
+} check_args;
+
+static int grade(check_args *a, int quiet)
+{
+	check_report rep;
+	int rc = check_lesson(&a->o, &rep);
+	if (!quiet)
+		report_text(stdout, &rep);
+	if (a->json && report_write_json(&rep, a->json) != 0) {
+		fprintf(stderr, "clgrade: cannot write %s\n", a->json);
+		rc = 2;
+	}
+	if (rep.exit_code != 2)
+		save_status(&rep);
+	if (quiet) {
+		const char *first = check_first_failure(&rep);
+		int col = report_color(stdout);
+		printf("  %s%s%s %-3d %-24s %s\n", col ? (rc == 0 ? "\033[32m" : "\033[31m") : "",
+		       rc == 0 ? "✓" : "✗", col ? "\033[0m" : "", a->o.l->number, a->o.l->slug,
+		       rc == 0 ? "pass" : rc == 2 ? rep.grader_error : first);
+	}
+	check_free(&rep);
+	return rc;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "device", required_argument, 0, 'd' }, { "json", required_argument, 0, 'j' },
+		{ "seed", required_argument, 0, 's' }, { "timeout", required_argument, 0, 't' },
+		{ "memory", required_argument, 0, 'm' }, { "profile", required_argument, 0, 'p' },
+		{ "no-analysis", no_argument, 0, 'n' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+	};
+	check_args a = { .o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20,
+	                        .profile = "nvidia", .analysis = 1 } };
+	int c;
+	while ((c = getopt_long(argc, argv, "d:j:s:t:m:p:nh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'd': a.o.device = optarg; break;
+		case 'j': a.json = optarg; break;
+		case 's': a.o.seed = strtoull(optarg, NULL, 10); a.seed_given = 1; break;
+		case 't': a.o.timeout_s = atof(optarg); break;
+		case 'm': a.o.mem_bytes = (size_t)atol(optarg) << 20; break;
+		case 'p': a.o.profile = optarg; break;
+		case 'n': a.o.analysis = 0; break;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (!bank_profile_find(a.o.profile)) {
+		fprintf(stderr, "clgrade: unknown bank profile \"%s\" (nvidia, amd-cdna, amd-rdna, intel)\n",
+		        a.o.profile);
+		return 2;
+	}
+	if (a.o.timeout_s <= 0) {
+		fprintf(stderr, "clgrade: --timeout must be positive\n");
+		return 2;
+	}
+	if (!a.seed_given)
+		a.o.seed = ((unsigned long long)time(NULL) ^ (unsigned long long)getpid() << 16) % 1000000;
+	char path[4096];
+	if (optind < argc) {
+		a.o.l = lesson_find(argv[optind]);
+		if (!a.o.l) {
+			fprintf(stderr, "clgrade: no lesson \"%s\" (see `clgrade list`)\n", argv[optind]);
+			return 2;
+		}
+		if (optind + 1 < argc)
+			a.o.kernel = argv[optind + 1];
+		else {
+			lesson_path(a.o.l, "starter", path, sizeof path);
+			a.o.kernel = path;
+		}
+		return grade(&a, 0);
+	}
+	int worst = 0;
+	printf("progress (each lesson's kernels/starter file; details: make check LESSON=N)\n");
+	for (int i = 0; i < lesson_count(); i++) {
+		a.o.l = lesson_at(i);
+		lesson_path(a.o.l, "starter", path, sizeof path);
+		a.o.kernel = path;
+		a.json = NULL;
+		int rc = grade(&a, 1);
+		worst = rc > worst ? rc : worst;
+	}
+	return worst;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "check") == 0)
+		return cmd_check(argc - 1, argv + 1);
+	if (strcmp(cmd, "list") == 0)
+		return cmd_list();
+	if (strcmp(cmd, "occupancy") == 0)
+		return occ_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "devices") == 0) {
+		/* OpenCL only in a child: the grader process itself never initialises it */
+		sandbox_status st;
+		sandbox_run(list_devices_child, NULL, &(sandbox_limits){ 20, 0, "" }, &st);
+		return st.end == SANDBOX_EXITED ? st.code : 2;
+	}
+	if (strcmp(cmd, "hint") == 0) {
+		const lesson *l = argc > 2 ? lesson_find(argv[2]) : NULL;
+		if (!l) {
+			fprintf(stderr, "usage: clgrade hint LESSON   (make hint LESSON=N)\n");
+			return 2;
+		}
+		return hint_next(l);
+	}
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return 0;
+	}
+	fprintf(stderr, "clgrade: unknown command \"%s\"\n", cmd);
+	usage(stderr);
+	return 2;
+}

@@ -1,0 +1,56 @@
+/* ref.h — the CPU side of a lesson: seeded inputs, the reference result, the comparison,
+ * and what a mismatch pattern usually means.  No OpenCL here: Check tests it directly. */
+#ifndef REF_H
+#define REF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "lesson.h"
+
+/* Bit pattern the output is pre-filled with: an element still holding it was never written. */
+#define REF_UNWRITTEN_BITS 0x7fc0deadu
+
+typedef struct ref_problem {
+	lesson_kind kind;
+	int rows, cols;          /* matmul: rows = cols = N; transpose: input is rows x cols */
+	int n_in;                /* input buffers */
+	float *in[2];
+	size_t in_len[2];
+	const char *in_name[2];  /* "A", "B" / "in" */
+	size_t out_len;
+	const char *out_name;    /* "C" / "out" */
+	int out_rows, out_cols;  /* shape of the output */
+	double *expect;          /* reference, computed in double */
+	double *scale;           /* per element: error scale (sum |a||b| for matmul; |ref| else) */
+	double flops;            /* 2N^3 for matmul; 0 for transpose */
+	double bytes;            /* bytes a perfect kernel moves (transpose: 2*rows*cols*4) */
+} ref_problem;
+
+/* Allocate inputs (uniform in [-1,1) from seed) and compute the reference.  0 on success. */
+int ref_setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed);
+void ref_free(ref_problem *p);
+
+/* Error bound of element i: matmul 2(K+1)u * sum_k |a_ik||b_kj| (u = 2^-24), which grows
+ * with the dot-product length K; transpose 0 (a copy is exact). */
+double ref_bound(const ref_problem *p, size_t i);
+
+typedef struct ref_result {
+	int passed;
+	size_t bad;              /* elements outside the bound (NaN/Inf always count) */
+	size_t unwritten;        /* elements still holding REF_UNWRITTEN_BITS */
+	size_t nonfinite;        /* other NaN/Inf elements the kernel wrote */
+	double max_rel_error;    /* max |got-ref| / scale over finite elements */
+	int first_row, first_col;/* first bad element (row-major order), -1 when none */
+	double got, expected;
+	char pattern[320];       /* what this pattern usually means; "" when passed */
+} ref_result;
+
+/* Compare the kernel's output with the reference; tile is the lesson's TILE (to recognise
+ * "only the last partial tile is wrong"). */
+void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r);
+
+/* Deterministic generator: splitmix64 step, and a float in [-1, 1). */
+uint64_t ref_rand(uint64_t *state);
+float ref_randf(uint64_t *state);
+
+#endif

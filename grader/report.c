@@ -1,0 +1,443 @@
+/* report.c — render a check_report as terminal text and as JSON (report.h). */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bank.h"
+#include "hint.h"
+#include "occ.h"
+#include "report.h"
+
+int report_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+	return isatty(fileno(f)) && !(nc && *nc);
+}
+
+static const char *C_OK = "", *C_BAD = "", *C_DIM = "", *C_BOLD = "", *C_END = "";
+
+static void colors(FILE *f)
+{
+	int on = report_color(f);
+	C_OK = on ? "\033[32m" : "";
+	C_BAD = on ? "\033[31m" : "";
+	C_DIM = on ? "\033[2m" : "";
+	C_BOLD = on ? "\033[1m" : "";
+	C_END = on ? "\033[0m" : "";
+}
+
+static int ival(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
+static double dval(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *sval(cJSON *o, const char *k)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
+	return s ? s : "?";
+}
+
+static void text_local(FILE *f, const check_report *rep)
+{
+	cJSON *sites = cJSON_GetObjectItem(rep->analysis, "local_sites"), *s, *worst = NULL;
+	if (cJSON_GetArraySize(sites) == 0)
+		return;
+	const char *prof = rep->opts.profile;
+	fprintf(f, "\n%s__local accesses%s (simulated under Oclgrind at %dx%d; bank model %s)\n",
+	        C_BOLD, C_END, rep->opts.l->analysis_size.rows, rep->opts.l->analysis_size.cols, prof);
+	fprintf(f, "  %-10s %-10s %-6s %7s %18s\n", "line:col", "variable", "access", "n-way",
+	        "wavefronts/ideal");
+	int wn = 0;
+	cJSON_ArrayForEach(s, sites) {
+		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), prof);
+		int n = ival(p, "n_way"), inst = ival(s, "instructions");
+		char lc[32];
+		snprintf(lc, sizeof lc, "%d:%d", ival(s, "line"), ival(s, "column"));
+		fprintf(f, "  %-10s %-10s %-6s %s%6d%s %10.1f / %.1f\n", lc, sval(s, "variable"),
+		        sval(s, "access"), n > 2 ? C_BAD : "", n, C_END,
+		        inst ? dval(p, "wavefronts") / inst : 0, inst ? dval(p, "ideal_wavefronts") / inst : 0);
+		if (n > wn)
+			wn = n, worst = s;
+	}
+	cJSON *wl = cJSON_GetObjectItem(worst, "worst_lanes"), *banks = cJSON_GetObjectItem(wl, "banks");
+	if (wn <= 1 || !cJSON_IsArray(banks))
+		return;
+	fprintf(f, "  one warp of the worst access (line %d, %s): lane -> bank\n", ival(worst, "line"),
+	        sval(worst, "variable"));
+	int n = cJSON_GetArraySize(banks), per[64] = {0};
+	for (int row = 0; row < n; row += 16) {
+		fprintf(f, "    lanes %2d-%2d:", row, row + 15 < n ? row + 15 : n - 1);
+		for (int i = row; i < n && i < row + 16; i++) {
+			int b = cJSON_GetArrayItem(banks, i)->valueint;
+			per[b & 63]++;
+			fprintf(f, " %2d", b);
+		}
+		fputc('\n', f);
+	}
+	int busiest = 0;
+	for (int b = 0; b < 64; b++)
+		if (per[b] > per[busiest])
+			busiest = b;
+	fprintf(f, "    bank %d is hit by %d lanes at different addresses: they are served one after "
+	        "another.\n", busiest, per[busiest]);
+}
+
+static void text_global(FILE *f, const check_report *rep)
+{
+	cJSON *sites = cJSON_GetObjectItem(rep->analysis, "global_sites"), *s;
+	if (cJSON_GetArraySize(sites) == 0)
+		return;
+	fprintf(f, "\n%sglobal accesses%s (32-byte sectors per warp request; ideal = bytes touched / 32)\n",
+	        C_BOLD, C_END);
+	cJSON_ArrayForEach(s, sites) {
+		int req = ival(s, "requests");
+		double spr = req ? dval(s, "sectors") / req : 0, ideal = req ? dval(s, "ideal_sectors") / req : 0;
+		fprintf(f, "  %3d:%-3d %-8s %-6s %5.1f sectors/request (ideal %.1f)%s\n", ival(s, "line"),
+		        ival(s, "column"), sval(s, "variable"), sval(s, "access"), spr, ideal,
+		        spr > 2 * ideal ? "  <- uncoalesced: neighbouring work-items touch far-apart addresses" : "");
+	}
+	cJSON *gb = cJSON_GetObjectItem(rep->analysis, "global_bytes");
+	const lesson *l = rep->opts.l;
+	double n = l->analysis_size.rows;
+	if (l->kind == KIND_MATMUL && gb)
+		fprintf(f, "  global bytes loaded per FLOP: %.3f (naive: 4.000; tiling divides it by TILE)\n",
+		        dval(gb, "loaded") / (2 * n * n * n));
+}
+
+static void text_occupancy(FILE *f, const check_report *rep)
+{
+	const check_child *ch = &rep->child;
+	if (!ch->kernel_found)
+		return;
+	int wg = rep->opts.l->tile * rep->opts.l->tile;
+	fprintf(f, "\n%soccupancy%s (work-group %d, %zu B __local; registers not known on this "
+	        "device, so not limiting)\n", C_BOLD, C_END, wg, ch->local_bytes);
+	for (int i = 0; i < occ_profile_count(); i++) {
+		const occ_profile *p = occ_profile_at(i);
+		occ_input in = { .work_group = wg, .local_bytes = (long)ch->local_bytes };
+		occ_result r = occ_compute(p, &in);
+		if (r.status == OCC_OK)
+			fprintf(f, "  %-14s %2d groups/CU  %3.0f%%  limited by %s\n", p->name,
+			        r.groups_per_cu, 100 * r.occupancy, occ_limiter_name(r.limiter));
+		else
+			fprintf(f, "  %-14s does not fit: %s needs %ld %s, the limit is %ld\n", p->name,
+			        occ_limiter_name(r.limiter), r.needed, r.unit ? r.unit : "", r.available);
+	}
+}
+
+static void text_tiles(FILE *f, const check_report *rep)
+{
+	const check_child *ch = &rep->child;
+	if (!ch->ntiles)
+		return;
+	const occ_profile *p = occ_profile_find("nvidia-sm90");
+	fprintf(f, "\n%sTILE sweep%s (N=%d)\n  TILE  local B  sm90 occ/limiter        time ms  global B/FLOP\n",
+	        C_BOLD, C_END, rep->opts.l->time_size.rows);
+	for (int i = 0; i < ch->ntiles; i++) {
+		const check_tile *t = &ch->tiles[i];
+		occ_input in = { .work_group = t->tile * t->tile, .local_bytes = 2L * t->tile * t->tile * 4 };
+		occ_result r = occ_compute(p, &in);
+		char occ[64], ms[32];
+		if (r.status == OCC_OK)
+			snprintf(occ, sizeof occ, "%3.0f%% %s", 100 * r.occupancy, occ_limiter_name(r.limiter));
+		else
+			snprintf(occ, sizeof occ, "does not launch");
+		snprintf(ms, sizeof ms, t->timed ? "%.2f" : "-", t->ms);
+		fprintf(f, "  %4d  %7ld  %-22s %8s  %.3f%s\n", t->tile, t->built ? (long)t->local_bytes :
+		        in.local_bytes, occ, ms, 4.0 / t->tile, t->built ? (t->correct ? "" : "  wrong result") :
+		        "  (not run on this device)");
+	}
+}
+
+void report_text(FILE *f, const check_report *rep)
+{
+	colors(f);
+	const check_child *ch = &rep->child;
+	const lesson *l = rep->opts.l;
+	fprintf(f, "%sclgrade%s lesson %s -- %s\n", C_BOLD, C_END, l->slug, rep->opts.kernel);
+	if (rep->exit_code == 2) {
+		fprintf(f, "%serror:%s %s\n", C_BAD, C_END, rep->grader_error);
+		return;
+	}
+	if (ch->opened)
+		fprintf(f, "%sdevice: %s / %s (%s, %u compute units, %llu KiB %s local memory, max "
+		        "work-group %zu)%s\n", C_DIM, ch->dev.platform, ch->dev.name, ch->dev.type,
+		        ch->dev.compute_units, ch->dev.local_mem >> 10, ch->dev.local_type, ch->dev.max_wg, C_END);
+	fprintf(f, "%sseed %llu (reproduce with --seed %llu)%s\n", C_DIM,
+	        (unsigned long long)rep->opts.seed, (unsigned long long)rep->opts.seed, C_END);
+	if (ch->build_log[0])
+		fprintf(f, "\n%s", ch->build_log);
+	fputc('\n', f);
+	for (int i = 0; i < rep->ncrit; i++) {
+		const check_crit *c = &rep->crit[i];
+		const char *mark = c->status == CRIT_PASS ? "✓" : c->status == CRIT_FAIL ? "✗" : "-";
+		const char *col = c->status == CRIT_PASS ? C_OK : c->status == CRIT_FAIL ? C_BAD : C_DIM;
+		fprintf(f, "  %s%s %-18s%s %s\n", col, mark, lesson_crit_id(c->id), C_END, c->msg);
+		if (c->status == CRIT_FAIL && c->try_[0])
+			fprintf(f, "      %stry:%s %s\n", C_BOLD, C_END, c->try_);
+	}
+	if (ch->timed) {
+		const char *unit = l->kind == KIND_MATMUL ? "GFLOP/s" : "GB/s";
+		double work = l->kind == KIND_MATMUL ? 2.0 * ch->time_rows * ch->time_rows * ch->time_rows
+		                                     : 2.0 * ch->time_rows * ch->time_cols * 4;
+		fprintf(f, "\n%stiming%s at %dx%d: kernel %.3g ms (%.2f %s)", C_BOLD, C_END, ch->time_rows,
+		        ch->time_cols, ch->kernel_ms, work / ch->kernel_ms * 1e-6, unit);
+		if (ch->baseline_ms > 0)
+			fprintf(f, ", naive baseline %.3g ms (%.2f %s)", ch->baseline_ms,
+			        work / ch->baseline_ms * 1e-6, unit);
+		fprintf(f, "; median of %d\n", ch->time_reps);
+	}
+	if (rep->analysis) {
+		text_local(f, rep);
+		text_global(f, rep);
+	}
+	text_occupancy(f, rep);
+	text_tiles(f, rep);
+	if (rep->analysis_note[0])
+		fprintf(f, "\n%snote:%s %s\n", C_BOLD, C_END, rep->analysis_note);
+	const char *first = check_first_failure(rep);
+	int failed = 0, unchecked = 0;
+	for (int i = 0; i < rep->ncrit; i++)
+		failed += rep->crit[i].status == CRIT_FAIL, unchecked += rep->crit[i].status == CRIT_NOT_CHECKED;
+	fprintf(f, "\n%sverdict: %s%s%s", C_BOLD, rep->verdict_pass ? C_OK : C_BAD,
+	        rep->verdict_pass ? "PASS" : "FAIL", C_END);
+	if (failed)
+		fprintf(f, " (%d of %d criteria failed, first: %s)", failed, rep->ncrit, first);
+	if (unchecked)
+		fprintf(f, " (%d not checked)", unchecked);
+	fputc('\n', f);
+	char hint[2048];
+	if (first && hint_for(l, first, hint, sizeof hint) == 0)
+		fprintf(f, "hint (%s): %s\n", first, hint);
+}
+
+/* ---- JSON ------------------------------------------------------------------------------ */
+
+static cJSON *size_pair(int r, int c)
+{
+	int v[2] = { r, c };
+	return cJSON_CreateIntArray(v, 2);
+}
+
+static void json_correctness(cJSON *root, const check_report *rep)
+{
+	const check_child *ch = &rep->child;
+	cJSON *c = cJSON_AddObjectToObject(root, "correctness"), *sizes = cJSON_AddArrayToObject(c, "sizes");
+	double maxerr = 0;
+	const check_run *bad = NULL;
+	for (int i = 0; i < ch->nruns; i++) {
+		const check_run *r = &ch->runs[i];
+		cJSON_AddItemToArray(sizes, size_pair(r->rows, r->cols));
+		if (r->done && r->cmp.max_rel_error > maxerr)
+			maxerr = r->cmp.max_rel_error;
+		if (r->done && !r->cmp.passed && !bad)
+			bad = r;
+	}
+	cJSON_AddNumberToObject(c, "max_rel_error", maxerr);
+	if (!bad) {
+		cJSON_AddNullToObject(c, "first_mismatch");
+		return;
+	}
+	cJSON *m = cJSON_AddObjectToObject(c, "first_mismatch");
+	cJSON_AddItemToObject(m, "size", size_pair(bad->rows, bad->cols));
+	cJSON_AddNumberToObject(m, "row", bad->cmp.first_row);
+	cJSON_AddNumberToObject(m, "col", bad->cmp.first_col);
+	cJSON_AddNumberToObject(m, "got", bad->cmp.got);
+	cJSON_AddNumberToObject(m, "expected", bad->cmp.expected);
+	cJSON_AddNumberToObject(m, "wrong_elements", (double)bad->cmp.bad);
+	cJSON_AddNumberToObject(m, "unwritten_elements", (double)bad->cmp.unwritten);
+	cJSON_AddStringToObject(m, "pattern", bad->cmp.pattern);
+}
+
+static void json_timing(cJSON *root, const check_report *rep)
+{
+	const check_child *ch = &rep->child;
+	if (!ch->timed) {
+		cJSON_AddNullToObject(root, "timing");
+		return;
+	}
+	cJSON *t = cJSON_AddObjectToObject(root, "timing");
+	cJSON_AddItemToObject(t, "size", size_pair(ch->time_rows, ch->time_cols));
+	if (ch->baseline_ms > 0) {
+		cJSON_AddNumberToObject(t, "baseline_ms", ch->baseline_ms);
+		cJSON_AddNumberToObject(t, "speedup", ch->baseline_ms / ch->kernel_ms);
+	} else {
+		cJSON_AddNullToObject(t, "baseline_ms");
+		cJSON_AddNullToObject(t, "speedup");
+	}
+	cJSON_AddNumberToObject(t, "kernel_ms", ch->kernel_ms);
+	cJSON_AddNumberToObject(t, "runs", ch->time_reps);
+	if (rep->opts.l->kind == KIND_MATMUL)
+		cJSON_AddNumberToObject(t, "gflops", 2.0 * ch->time_rows * ch->time_rows * ch->time_rows /
+		                        ch->kernel_ms * 1e-6);
+	else
+		cJSON_AddNumberToObject(t, "gbps", 8.0 * ch->time_rows * ch->time_cols / ch->kernel_ms * 1e-6);
+}
+
+static void json_memory(cJSON *root, const check_report *rep)
+{
+	cJSON *lm = cJSON_AddObjectToObject(root, "local_memory");
+	cJSON_AddNumberToObject(lm, "bytes_per_group", (double)rep->child.local_bytes);
+	cJSON_AddStringToObject(lm, "profile", rep->opts.profile);
+	cJSON *sites = cJSON_AddArrayToObject(lm, "sites"), *s;
+	cJSON *gm = cJSON_AddObjectToObject(root, "global_memory");
+	cJSON *gsites = cJSON_AddArrayToObject(gm, "sites");
+	if (!rep->analysis)
+		return;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(rep->analysis, "local_sites")) {
+		cJSON *o = cJSON_CreateObject(), *p;
+		p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), rep->opts.profile);
+		int inst = ival(s, "instructions");
+		cJSON_AddNumberToObject(o, "line", ival(s, "line"));
+		cJSON_AddNumberToObject(o, "column", ival(s, "column"));
+		cJSON_AddStringToObject(o, "variable", sval(s, "variable"));
+		cJSON_AddStringToObject(o, "access", sval(s, "access"));
+		cJSON_AddNumberToObject(o, "n_way", ival(p, "n_way"));
+		cJSON_AddNumberToObject(o, "wavefronts", inst ? dval(p, "wavefronts") / inst : 0);
+		cJSON_AddNumberToObject(o, "ideal_wavefronts", inst ? dval(p, "ideal_wavefronts") / inst : 0);
+		cJSON_AddItemToObject(o, "profiles", cJSON_Duplicate(cJSON_GetObjectItem(s, "profiles"), 1));
+		if (cJSON_GetObjectItem(s, "worst_lanes"))
+			cJSON_AddItemToObject(o, "worst_lanes", cJSON_Duplicate(cJSON_GetObjectItem(s, "worst_lanes"), 1));
+		cJSON_AddItemToArray(sites, o);
+	}
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(rep->analysis, "global_sites")) {
+		cJSON *o = cJSON_CreateObject();
+		int req = ival(s, "requests");
+		cJSON_AddNumberToObject(o, "line", ival(s, "line"));
+		cJSON_AddNumberToObject(o, "column", ival(s, "column"));
+		cJSON_AddStringToObject(o, "variable", sval(s, "variable"));
+		cJSON_AddStringToObject(o, "access", sval(s, "access"));
+		cJSON_AddNumberToObject(o, "sectors_per_request", req ? dval(s, "sectors") / req : 0);
+		cJSON_AddNumberToObject(o, "ideal", req ? dval(s, "ideal_sectors") / req : 0);
+		cJSON_AddItemToArray(gsites, o);
+	}
+	cJSON *gb = cJSON_GetObjectItem(rep->analysis, "global_bytes");
+	const lesson *l = rep->opts.l;
+	double n = l->analysis_size.rows, m = l->analysis_size.cols;
+	cJSON_AddItemToObject(gm, "analysis_size", size_pair(l->analysis_size.rows, l->analysis_size.cols));
+	cJSON_AddNumberToObject(gm, "bytes_loaded", dval(gb, "loaded"));
+	cJSON_AddNumberToObject(gm, "bytes_stored", dval(gb, "stored"));
+	if (l->kind == KIND_MATMUL)
+		cJSON_AddNumberToObject(gm, "bytes_loaded_per_flop", dval(gb, "loaded") / (2 * n * n * n));
+	else
+		cJSON_AddNumberToObject(gm, "bytes_loaded_per_element", dval(gb, "loaded") / (n * m));
+}
+
+static void json_occupancy(cJSON *root, const check_report *rep)
+{
+	cJSON *a = cJSON_AddArrayToObject(root, "occupancy");
+	if (!rep->child.kernel_found)
+		return;
+	int wg = rep->opts.l->tile * rep->opts.l->tile;
+	for (int i = 0; i < occ_profile_count(); i++) {
+		const occ_profile *p = occ_profile_at(i);
+		occ_input in = { .work_group = wg, .local_bytes = (long)rep->child.local_bytes };
+		occ_result r = occ_compute(p, &in);
+		int fits = r.status == OCC_OK;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "profile", p->name);
+		cJSON_AddNumberToObject(o, "work_group", wg);
+		cJSON_AddNumberToObject(o, "local_bytes", (double)rep->child.local_bytes);
+		cJSON_AddNumberToObject(o, "groups_per_cu", fits ? r.groups_per_cu : 0);
+		cJSON_AddNumberToObject(o, "occupancy", fits ? r.occupancy : 0);
+		cJSON_AddStringToObject(o, "limiter", occ_limiter_name(r.limiter));
+		cJSON_AddStringToObject(o, "status", occ_status_name(r.status));
+		if (!fits) {
+			cJSON_AddNumberToObject(o, "needed", (double)r.needed);
+			cJSON_AddNumberToObject(o, "available", (double)r.available);
+		}
+		cJSON_AddBoolToObject(o, "registers_known", 0);
+		cJSON_AddItemToArray(a, o);
+	}
+}
+
+static void json_diagnostics(cJSON *root, const check_report *rep)
+{
+	cJSON *d = cJSON_AddArrayToObject(root, "diagnostics"), *f;
+	if (!rep->analysis)
+		return;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(rep->analysis, "findings"))
+		cJSON_AddItemToArray(d, cJSON_Duplicate(f, 1));
+}
+
+cJSON *report_json(const check_report *rep)
+{
+	const check_child *ch = &rep->child;
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "lesson", rep->opts.l->slug);
+	cJSON_AddStringToObject(root, "kernel", rep->opts.kernel);
+	cJSON *dev = cJSON_AddObjectToObject(root, "device");
+	cJSON_AddStringToObject(dev, "platform", ch->dev.platform);
+	cJSON_AddStringToObject(dev, "name", ch->dev.name);
+	cJSON_AddStringToObject(dev, "type", ch->dev.type);
+	cJSON_AddNumberToObject(dev, "compute_units", ch->dev.compute_units);
+	cJSON_AddNumberToObject(dev, "local_mem_bytes", (double)ch->dev.local_mem);
+	cJSON_AddStringToObject(dev, "local_mem_type", ch->dev.local_type);
+	cJSON_AddNumberToObject(dev, "max_work_group_size", (double)ch->dev.max_wg);
+	cJSON_AddNumberToObject(root, "seed", (double)rep->opts.seed);
+	cJSON_AddStringToObject(root, "verdict", rep->exit_code == 2 ? "error" :
+	                        rep->verdict_pass ? "pass" : "fail");
+	if (rep->exit_code == 2)
+		cJSON_AddStringToObject(root, "error", rep->grader_error);
+	cJSON *crits = cJSON_AddArrayToObject(root, "criteria");
+	for (int i = 0; i < rep->ncrit; i++) {
+		const check_crit *c = &rep->crit[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "id", lesson_crit_id(c->id));
+		if (c->status == CRIT_NOT_CHECKED)
+			cJSON_AddNullToObject(o, "passed");
+		else
+			cJSON_AddBoolToObject(o, "passed", c->status == CRIT_PASS);
+		cJSON_AddStringToObject(o, "status", c->status == CRIT_PASS ? "pass" :
+		                        c->status == CRIT_FAIL ? "fail" : "not_checked");
+		cJSON_AddStringToObject(o, "message", c->msg);
+		if (c->status == CRIT_FAIL && c->try_[0])
+			cJSON_AddStringToObject(o, "try", c->try_);
+		cJSON_AddItemToArray(crits, o);
+	}
+	if (ch->build_log[0])
+		cJSON_AddStringToObject(root, "build_log", ch->build_log);
+	json_correctness(root, rep);
+	json_timing(root, rep);
+	json_memory(root, rep);
+	json_occupancy(root, rep);
+	json_diagnostics(root, rep);
+	if (ch->ntiles) {
+		cJSON *ts = cJSON_AddArrayToObject(root, "tiles");
+		for (int i = 0; i < ch->ntiles; i++) {
+			const check_tile *t = &ch->tiles[i];
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddNumberToObject(o, "tile", t->tile);
+			cJSON_AddBoolToObject(o, "ran", t->built);
+			cJSON_AddBoolToObject(o, "correct", t->correct);
+			cJSON_AddNumberToObject(o, "local_bytes", (double)t->local_bytes);
+			if (t->timed)
+				cJSON_AddNumberToObject(o, "kernel_ms", t->ms);
+			cJSON_AddNumberToObject(o, "global_bytes_per_flop", 4.0 / t->tile);
+			cJSON_AddItemToArray(ts, o);
+		}
+	}
+	if (rep->analysis_note[0])
+		cJSON_AddStringToObject(root, "analysis_note", rep->analysis_note);
+	return root;
+}
+
+int report_write_json(const check_report *rep, const char *path)
+{
+	cJSON *j = report_json(rep);
+	char *s = cJSON_Print(j);
+	cJSON_Delete(j);
+	FILE *f = s ? fopen(path, "w") : NULL;
+	int rc = f && fputs(s, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
+	if (f && fclose(f) != 0)
+		rc = -1;
+	free(s);
+	return rc;
+}

@@ -1,0 +1,136 @@
+/* sandbox.c — fork/limits/wait for sandbox.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox.h"
+
+static volatile pid_t current_child;
+
+void *sandbox_shared(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void sandbox_unshare(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Ctrl-C or a kill of the grader takes the child's process group with it. */
+static void forward(int sig)
+{
+	if (current_child > 0)
+		kill(-current_child, SIGKILL);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static void child_setup(const sandbox_limits *lim)
+{
+	setpgid(0, 0);
+	struct rlimit core = { 0, 0 }, fsize = { 256u << 20, 256u << 20 };
+	setrlimit(RLIMIT_CORE, &core);
+	setrlimit(RLIMIT_FSIZE, &fsize);
+	if (lim->mem_bytes) {
+		struct rlimit as = { lim->mem_bytes, lim->mem_bytes };
+		setrlimit(RLIMIT_AS, &as);
+	}
+	int in = open("/dev/null", O_RDONLY);
+	if (in >= 0)
+		dup2(in, 0);
+	if (lim->log_path && !*lim->log_path)
+		return;              /* "": keep the parent's stdout and stderr */
+	int out = open(lim->log_path ? lim->log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out >= 0) {
+		dup2(out, 1);
+		dup2(out, 2);
+	}
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+}
+
+static void describe(sandbox_status *st, int status, double timeout)
+{
+	if (st->end == SANDBOX_TIMEOUT) {
+		snprintf(st->what, sizeof st->what, "timed out after %.0f s (killed)", timeout);
+	} else if (WIFSIGNALED(status)) {
+		st->end = SANDBOX_SIGNALED;
+		st->code = WTERMSIG(status);
+		snprintf(st->what, sizeof st->what, "killed by signal %d (%s)", st->code,
+		         strsignal(st->code));
+	} else {
+		st->end = SANDBOX_EXITED;
+		st->code = WEXITSTATUS(status);
+		snprintf(st->what, sizeof st->what, "exited with status %d", st->code);
+	}
+}
+
+int sandbox_run(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sandbox_status *st)
+{
+	memset(st, 0, sizeof *st);
+	fflush(NULL);
+	double t0 = now();
+	pid_t pid = fork();
+	if (pid < 0) {
+		st->end = SANDBOX_FAILED;
+		snprintf(st->what, sizeof st->what, "fork failed: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		child_setup(lim);
+		int rc = fn(arg);
+		fflush(NULL);
+		_exit(rc);
+	}
+	setpgid(pid, pid);       /* also from the parent: no race with the child's own call */
+	current_child = pid;
+	void (*old_int)(int) = signal(SIGINT, forward);
+	void (*old_term)(int) = signal(SIGTERM, forward);
+	int status = 0;
+	useconds_t nap = 500;
+	for (;;) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+		if (r == pid)
+			break;
+		if (r < 0 && errno != EINTR) {
+			st->end = SANDBOX_FAILED;
+			snprintf(st->what, sizeof st->what, "waitpid failed: %s", strerror(errno));
+			break;
+		}
+		if (lim->timeout_s > 0 && now() - t0 > lim->timeout_s) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			waitpid(pid, &status, 0);
+			st->end = SANDBOX_TIMEOUT;
+			break;
+		}
+		usleep(nap);
+		if (nap < 10000)
+			nap *= 2;
+	}
+	kill(-pid, SIGKILL);     /* anything the child left behind in its group */
+	current_child = 0;
+	signal(SIGINT, old_int);
+	signal(SIGTERM, old_term);
+	st->wall_s = now() - t0;
+	if (st->end != SANDBOX_FAILED)
+		describe(st, status, lim->timeout_s);
+	return st->end == SANDBOX_FAILED ? -1 : 0;
+}

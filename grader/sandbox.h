@@ -1,0 +1,36 @@
+/* sandbox.h — run untrusted work in a child process with a wall-time limit and rlimits.
+ *
+ * A student's kernel can hang, or write out of bounds and corrupt the host heap under PoCL
+ * (a crash of the *host* process).  So every OpenCL call happens in a child forked before any
+ * OpenCL initialisation; results come back through shared memory the parent mapped first, so
+ * whatever the child wrote before dying survives it. */
+#ifndef SANDBOX_H
+#define SANDBOX_H
+
+#include <stddef.h>
+
+typedef struct sandbox_limits {
+	double timeout_s;    /* wall-time limit; <= 0: none */
+	size_t mem_bytes;    /* address-space limit (RLIMIT_AS); 0: none */
+	const char *log_path;/* child's stdout+stderr go here (truncated); NULL: /dev/null; "": inherited */
+} sandbox_limits;
+
+typedef enum { SANDBOX_EXITED, SANDBOX_SIGNALED, SANDBOX_TIMEOUT, SANDBOX_FAILED } sandbox_end;
+
+typedef struct sandbox_status {
+	sandbox_end end;
+	int code;            /* exit status, or the signal number */
+	double wall_s;
+	char what[160];      /* "exited 0", "killed by SIGSEGV (segmentation fault)", "timed out after 20 s" */
+} sandbox_status;
+
+/* Shared, zeroed memory visible to parent and child; NULL on failure. */
+void *sandbox_shared(size_t size);
+void sandbox_unshare(void *p, size_t size);
+
+/* Fork, apply limits, run fn(arg) in the child and _exit with its return value; wait at most
+ * timeout_s, then kill the child's whole process group.  Returns 0 when the child ran (see
+ * st->end for how it ended), -1 when it could not be started. */
+int sandbox_run(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sandbox_status *st);
+
+#endif

@@ -1,0 +1,1210 @@
+/* trace.c — the analysis behind the Oclgrind tracer plugin (see trace.h).
+ *
+ * The plugin is a thin C++ adapter; every decision lives here so that Check can test it
+ * without Oclgrind.  Per kernel run this file keeps:
+ *   - the variables (names and base addresses of __local variables and buffer arguments),
+ *   - the sites (one per accessing instruction, variable and kind), each feeding one report
+ *     row ("entry": one per line, column, variable and kind),
+ *   - the accesses of the current barrier interval of the current work-group, priced and
+ *     dropped at every barrier and at the end of the group,
+ *   - the findings parsed from Oclgrind's diagnostics.
+ * Only per-row totals survive a work-group, so memory does not grow with the run.
+ *
+ * Threads.  Oclgrind runs whole work-groups on its worker threads.  Everything a group
+ * touches (sites, rows, buffered accesses) lives in a per-thread "worker", found through a
+ * thread-local cache, so accesses take no lock; the rows of all workers are merged when the
+ * summary is written.  Variables are added before the groups that use them run; findings
+ * and the worker list are guarded by one mutex. */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "bank.h"
+#include "trace.h"
+
+#define ADDR_MASK ((UINT64_C(1) << TRACE_ADDR_BITS) - 1)
+
+typedef struct variable {
+	trace_space space;
+	char name[128];
+	uint64_t base, bytes;
+} variable;
+
+typedef struct profile_stat {
+	uint64_t instructions, wavefronts, ideal;
+	int n_way;
+} profile_stat;
+
+/* One report row: every instruction at one line:column on one variable, of one kind. */
+typedef struct entry {
+	trace_space space;
+	trace_kind kind;
+	int var;                        /* index into vars, -1 when unknown */
+	int line, column;
+	uint32_t width;                 /* widest access seen, bytes */
+	uint64_t accesses, bytes;
+	profile_stat prof[TRACE_MAX_PROFILES];        /* __local */
+	int worst_n_way, worst_nlanes;                /* worst instruction, profile 0 */
+	uint32_t worst_group, worst_warp;
+	uint64_t worst_addr[BANK_MAX_LANES];
+	unsigned char worst_active[BANK_MAX_LANES];
+	uint64_t requests, sectors, ideal_sectors;    /* __global */
+} entry;
+
+/* One accessing instruction (k counters and warps are per site). */
+typedef struct site {
+	const void *key;
+	int var;
+	trace_kind kind;
+	int entry;
+} site;
+
+/* One buffered access of the current barrier interval. */
+typedef struct rec {
+	uint32_t site, k, lane, size;
+	uint64_t offset;
+} rec;
+
+typedef struct finding {
+	trace_finding f;
+	int var;
+	char message[384];
+	uint64_t count;
+} finding;
+
+/* What one thread knows about the groups it ran. */
+typedef struct worker {
+	struct worker *next;
+	pthread_t owner;
+
+	site *sites;
+	int nsites, capsites;
+	int *hash;                      /* site index + 1, 0 = empty; open addressing */
+	int hashcap;
+	int last_site;                  /* one-entry cache in front of the hash */
+
+	entry *entries;
+	int nentries, capentries;
+
+	uint32_t *counts;               /* counts[site * nlanes + lane]: executions since barrier */
+	int countrows;                  /* sites the counts array has room for */
+
+	rec *recs;
+	size_t nrecs, caprecs;
+
+	uint64_t *scratch;              /* global pricing: segments and intervals */
+	size_t capscratch;
+
+	uint32_t group;
+	uint64_t groups_run, loaded, stored;
+} worker;
+
+struct trace {
+	unsigned id;                    /* unique, for the thread-local worker cache */
+	pthread_mutex_t lock;           /* workers list, findings */
+
+	char kernel[256];
+	size_t local[3], groups[3];
+	uint32_t nlanes;
+	int begun, ended;
+
+	variable *vars;
+	int nvars, capvars;
+
+	worker *workers;
+
+	finding findings[TRACE_MAX_FINDINGS];
+	int nfindings;
+	uint64_t messages, dropped;
+};
+
+static const char *kind_names[] = { "load", "store", "atomic", "atomic" };
+
+static atomic_uint next_id = 1;
+static _Thread_local struct { unsigned id; worker *w; } tls;
+
+/* --- small helpers ---------------------------------------------------------------- */
+
+static void
+oom(void)
+{
+	fprintf(stderr, "cltrace: out of memory\n");
+	abort();
+}
+
+static void *
+grow(void *p, size_t elem, int *cap, int need)
+{
+	if (need <= *cap)
+		return p;
+	int n = *cap ? *cap : 16;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(p, elem * (size_t)n);
+	if (q == NULL)
+		oom();
+	*cap = n;
+	return q;
+}
+
+static void
+copy_str(char *dst, size_t len, const char *src)
+{
+	snprintf(dst, len, "%s", src ? src : "");
+}
+
+static int
+lane_count(const size_t local[3])
+{
+	size_t n = local[0] * local[1] * local[2];
+	return n > 0 && n < (1u << 20) ? (int)n : 0;
+}
+
+/* --- workers ------------------------------------------------------------------------ */
+
+static void
+worker_reset(worker *w)
+{
+	w->nsites = w->nentries = 0;
+	if (w->hash)
+		memset(w->hash, 0, sizeof(int) * (size_t)w->hashcap);
+	w->last_site = -1;
+	free(w->counts);
+	w->counts = NULL;
+	w->countrows = 0;
+	w->nrecs = 0;
+	w->group = 0;
+	w->groups_run = w->loaded = w->stored = 0;
+}
+
+static void
+worker_free(worker *w)
+{
+	free(w->sites);
+	free(w->hash);
+	free(w->entries);
+	free(w->counts);
+	free(w->recs);
+	free(w->scratch);
+	free(w);
+}
+
+/* The calling thread's worker, made on first use. */
+static worker *
+worker_of(trace *t)
+{
+	if (tls.id == t->id)
+		return tls.w;
+	pthread_t self = pthread_self();
+	pthread_mutex_lock(&t->lock);
+	worker *w;
+	for (w = t->workers; w != NULL; w = w->next)
+		if (pthread_equal(w->owner, self))
+			break;
+	if (w == NULL) {
+		w = calloc(1, sizeof *w);
+		if (w == NULL)
+			oom();
+		w->owner = self;
+		w->last_site = -1;
+		w->next = t->workers;
+		t->workers = w;
+	}
+	pthread_mutex_unlock(&t->lock);
+	tls.id = t->id;
+	tls.w = w;
+	return w;
+}
+
+/* --- lifetime ----------------------------------------------------------------------- */
+
+trace *
+trace_new(void)
+{
+	trace *t = calloc(1, sizeof *t);
+	if (t == NULL)
+		oom();
+	t->id = atomic_fetch_add(&next_id, 1);
+	pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+void
+trace_free(trace *t)
+{
+	if (t == NULL)
+		return;
+	while (t->workers != NULL) {
+		worker *w = t->workers;
+		t->workers = w->next;
+		worker_free(w);
+	}
+	if (tls.id == t->id)
+		tls.id = 0;
+	pthread_mutex_destroy(&t->lock);
+	free(t->vars);
+	free(t);
+}
+
+void
+trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], const size_t groups[3])
+{
+	copy_str(t->kernel, sizeof t->kernel, kernel);
+	for (int d = 0; d < 3; d++) {
+		t->local[d] = local[d];
+		t->groups[d] = groups[d];
+	}
+	t->nlanes = (uint32_t)lane_count(local);
+	t->begun = 1;
+	t->ended = 0;
+	t->nvars = 0;
+	pthread_mutex_lock(&t->lock);
+	for (worker *w = t->workers; w != NULL; w = w->next)
+		worker_reset(w);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* --- variables ---------------------------------------------------------------------- */
+
+void
+trace_variable(trace *t, trace_space space, const char *name, uint64_t base, uint64_t bytes)
+{
+	size_t klen = strlen(t->kernel);
+
+	if (name == NULL)
+		name = "";
+	if (space == TRACE_LOCAL) {
+		if (klen > 0 && strncmp(name, t->kernel, klen) == 0 && name[klen] == '.')
+			name += klen + 1;
+		else if (strchr(name, '.') != NULL)
+			return;         /* another kernel's __local variable */
+	}
+	pthread_mutex_lock(&t->lock);
+	int known = 0;
+	for (int i = 0; i < t->nvars && !known; i++)
+		known = t->vars[i].space == space && strcmp(t->vars[i].name, name) == 0 &&
+		        t->vars[i].base == base;
+	if (!known) {
+		t->vars = grow(t->vars, sizeof *t->vars, &t->capvars, t->nvars + 1);
+		variable *v = &t->vars[t->nvars++];
+		v->space = space;
+		copy_str(v->name, sizeof v->name, name);
+		v->base = base;
+		v->bytes = bytes;
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* The variable holding addr: same space, same Oclgrind buffer, the highest base not
+ * above addr (two arguments may share a buffer); -1 when none. */
+static int
+var_of(const trace *t, trace_space space, uint64_t addr)
+{
+	int best = -1;
+
+	for (int i = 0; i < t->nvars; i++) {
+		const variable *v = &t->vars[i];
+		if (v->space != space || v->base >> TRACE_ADDR_BITS != addr >> TRACE_ADDR_BITS)
+			continue;
+		if (best < 0)
+			best = i;
+		else if (v->base <= addr && (t->vars[best].base > addr || v->base > t->vars[best].base))
+			best = i;
+	}
+	return best;
+}
+
+static uint64_t
+offset_in(const trace *t, int var, uint64_t addr)
+{
+	if (var >= 0 && addr >= t->vars[var].base)
+		return addr - t->vars[var].base;
+	return addr & ADDR_MASK;
+}
+
+static const char *
+var_name(const trace *t, int var)
+{
+	return var >= 0 ? t->vars[var].name : NULL;
+}
+
+/* --- sites and report rows ---------------------------------------------------------- */
+
+static unsigned
+site_hash(const void *key, int var, trace_kind kind)
+{
+	uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
+	h ^= (uint64_t)(unsigned)(var + 1) * UINT64_C(0xC2B2AE3D27D4EB4F) + (uint64_t)kind;
+	return (unsigned)(h >> 32);
+}
+
+static int
+same_row(const entry *e, trace_space space, trace_kind kind, int var, int line, int column)
+{
+	return e->space == space && e->kind == kind && e->var == var && e->line == line &&
+	       e->column == column;
+}
+
+static int
+entry_of(worker *w, const trace_access *a, int var)
+{
+	for (int i = 0; i < w->nentries; i++)
+		if (same_row(&w->entries[i], a->space, a->kind, var, a->line, a->column))
+			return i;
+	w->entries = grow(w->entries, sizeof *w->entries, &w->capentries, w->nentries + 1);
+	entry *e = &w->entries[w->nentries];
+	memset(e, 0, sizeof *e);
+	e->space = a->space;
+	e->kind = a->kind;
+	e->var = var;
+	e->line = a->line;
+	e->column = a->column;
+	return w->nentries++;
+}
+
+static void
+hash_insert(worker *w, int s)
+{
+	unsigned mask = (unsigned)w->hashcap - 1;
+	unsigned h = site_hash(w->sites[s].key, w->sites[s].var, w->sites[s].kind) & mask;
+
+	while (w->hash[h] != 0)
+		h = (h + 1) & mask;
+	w->hash[h] = s + 1;
+}
+
+static void
+hash_grow(worker *w)
+{
+	int cap = w->hashcap ? w->hashcap * 2 : 256;
+
+	free(w->hash);
+	w->hash = calloc((size_t)cap, sizeof(int));
+	if (w->hash == NULL)
+		oom();
+	w->hashcap = cap;
+	for (int s = 0; s < w->nsites; s++)
+		hash_insert(w, s);
+}
+
+/* Room in counts[] for site s, zeroed. */
+static void
+counts_reserve(worker *w, uint32_t nlanes, int s)
+{
+	if (s < w->countrows || nlanes == 0)
+		return;
+	int rows = w->countrows ? w->countrows * 2 : 16;
+	while (rows <= s)
+		rows *= 2;
+	uint32_t *c = realloc(w->counts, sizeof(uint32_t) * (size_t)rows * nlanes);
+	if (c == NULL)
+		oom();
+	memset(c + (size_t)w->countrows * nlanes, 0,
+	       sizeof(uint32_t) * (size_t)(rows - w->countrows) * nlanes);
+	w->counts = c;
+	w->countrows = rows;
+}
+
+static int
+site_of(worker *w, uint32_t nlanes, const trace_access *a, int var)
+{
+	int s = w->last_site;
+	if (s >= 0 && w->sites[s].key == a->site && w->sites[s].var == var && w->sites[s].kind == a->kind)
+		return s;
+	if (w->hashcap > 0) {
+		unsigned mask = (unsigned)w->hashcap - 1;
+		for (unsigned h = site_hash(a->site, var, a->kind) & mask; w->hash[h] != 0; h = (h + 1) & mask) {
+			site *p = &w->sites[w->hash[h] - 1];
+			if (p->key == a->site && p->var == var && p->kind == a->kind)
+				return w->last_site = w->hash[h] - 1;
+		}
+	}
+	w->sites = grow(w->sites, sizeof *w->sites, &w->capsites, w->nsites + 1);
+	s = w->nsites++;
+	w->sites[s] = (site){ a->site, var, a->kind, entry_of(w, a, var) };
+	if (2 * w->nsites > w->hashcap)
+		hash_grow(w);
+	else
+		hash_insert(w, s);
+	counts_reserve(w, nlanes, s);
+	return w->last_site = s;
+}
+
+/* --- pricing -------------------------------------------------------------------------- */
+
+/* Is (n_way, group, warp) a worse instruction than the row's worst so far?  Ties go to the
+ * lowest group and warp, so the picture does not depend on which thread ran what. */
+static int
+worse(const entry *e, int n_way, uint32_t group, uint32_t warp)
+{
+	if (e->worst_nlanes == 0 || n_way != e->worst_n_way)
+		return e->worst_nlanes == 0 || n_way > e->worst_n_way;
+	if (group != e->worst_group)
+		return group < e->worst_group;
+	return warp < e->worst_warp;
+}
+
+/* __local: one warp of one profile.  r[0..n) are one (site, k), sorted by lane, all in
+ * the same warp; wide accesses are split into 16-byte pieces, one instruction each. */
+static void
+price_local_warp(const worker *w, entry *e, int pi, const bank_profile *p, const rec *r, int n)
+{
+	uint64_t addr[BANK_MAX_LANES] = { 0 }, piece[BANK_MAX_LANES];
+	unsigned char active[BANK_MAX_LANES] = { 0 };
+	uint32_t width = 0, warp = r[0].lane / (uint32_t)p->warp;
+	int nl = p->warp < BANK_MAX_LANES ? p->warp : BANK_MAX_LANES;
+
+	for (int i = 0; i < n; i++) {
+		int l = (int)(r[i].lane % (uint32_t)p->warp);
+		if (l >= nl)
+			continue;
+		addr[l] = r[i].offset;
+		active[l] = 1;
+		if (r[i].size > width)
+			width = r[i].size;
+	}
+	if (width == 0)
+		width = 1;
+	int is_store = e->kind != TRACE_LOAD;
+	for (uint32_t off = 0; off < width; off += 16) {
+		uint32_t pw = width - off < 16 ? width - off : 16;
+		for (int l = 0; l < nl; l++)
+			piece[l] = addr[l] + off;
+		bank_cost c = bank_access(p, piece, active, nl, (int)pw, is_store);
+		profile_stat *ps = &e->prof[pi];
+		ps->instructions++;
+		ps->wavefronts += (uint64_t)c.wavefronts;
+		ps->ideal += (uint64_t)c.ideal_wavefronts;
+		if (c.n_way > ps->n_way)
+			ps->n_way = c.n_way;
+		if (pi == 0 && worse(e, c.n_way, w->group, warp)) {
+			e->worst_n_way = c.n_way;
+			e->worst_nlanes = nl;
+			e->worst_group = w->group;
+			e->worst_warp = warp;
+			memcpy(e->worst_addr, piece, sizeof(uint64_t) * (size_t)nl);
+			memcpy(e->worst_active, active, (size_t)nl);
+		}
+	}
+}
+
+static void
+price_local(const worker *w, entry *e, const rec *r, size_t n)
+{
+	int np = bank_profile_count();
+
+	if (np > TRACE_MAX_PROFILES)
+		np = TRACE_MAX_PROFILES;
+	for (int pi = 0; pi < np; pi++) {
+		const bank_profile *p = bank_profile_at(pi);
+		uint32_t ws = (uint32_t)p->warp;
+		for (size_t i = 0, j; i < n; i = j) {
+			for (j = i + 1; j < n && r[j].lane / ws == r[i].lane / ws; j++)
+				;
+			price_local_warp(w, e, pi, p, r + i, (int)(j - i));
+		}
+	}
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static uint64_t *
+scratch(worker *w, size_t n)
+{
+	if (n > w->capscratch) {
+		uint64_t *p = realloc(w->scratch, n * sizeof *p);
+		if (p == NULL)
+			oom();
+		w->scratch = p;
+		w->capscratch = n;
+	}
+	return w->scratch;
+}
+
+static uint64_t
+last_sector(const rec *r)
+{
+	return (r->offset + (r->size ? r->size : 1) - 1) / TRACE_SECTOR;
+}
+
+/* __global: one request of up to 32 lanes.  Sectors: distinct 32-byte segments touched
+ * (buffers taken as 256-byte aligned); ideal: distinct bytes touched / 32, rounded up. */
+static void
+price_global_request(worker *w, entry *e, const rec *r, size_t n)
+{
+	size_t nseg = 0, m = 0;
+
+	for (size_t i = 0; i < n; i++)
+		nseg += last_sector(&r[i]) - r[i].offset / TRACE_SECTOR + 1;
+	uint64_t *s = scratch(w, nseg > 2 * n ? nseg : 2 * n);
+	for (size_t i = 0; i < n; i++)
+		for (uint64_t g = r[i].offset / TRACE_SECTOR; g <= last_sector(&r[i]); g++)
+			s[m++] = g;
+	qsort(s, m, sizeof *s, cmp_u64);
+	uint64_t sectors = 0;
+	for (size_t i = 0; i < m; i++)
+		if (i == 0 || s[i] != s[i - 1])
+			sectors++;
+
+	/* Distinct bytes: the union of [offset, offset + size), as (start, end) pairs
+	 * sorted by start; the lanes are distinct but their offsets need not be. */
+	for (size_t i = 0; i < n; i++) {
+		s[2 * i] = r[i].offset;
+		s[2 * i + 1] = r[i].offset + r[i].size;
+	}
+	qsort(s, n, 2 * sizeof *s, cmp_u64);
+	uint64_t bytes = 0, lo = 0, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t a = s[2 * i], b = s[2 * i + 1];
+		if (i == 0 || a > hi) {
+			bytes += hi - lo;
+			lo = a;
+			hi = b;
+		} else if (b > hi) {
+			hi = b;
+		}
+	}
+	bytes += hi - lo;
+	e->requests++;
+	e->sectors += sectors;
+	e->ideal_sectors += (bytes + TRACE_SECTOR - 1) / TRACE_SECTOR;
+}
+
+static void
+price_global(worker *w, entry *e, const rec *r, size_t n)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && r[j].lane / TRACE_GLOBAL_WARP == r[i].lane / TRACE_GLOBAL_WARP; j++)
+			;
+		price_global_request(w, e, r + i, j - i);
+	}
+}
+
+static int
+cmp_rec(const void *a, const void *b)
+{
+	const rec *x = a, *y = b;
+	if (x->site != y->site)
+		return x->site < y->site ? -1 : 1;
+	if (x->k != y->k)
+		return x->k < y->k ? -1 : 1;
+	return x->lane < y->lane ? -1 : x->lane > y->lane;
+}
+
+/* Price every instruction buffered since the last barrier, then restart the counts. */
+static void
+flush(worker *w, uint32_t nlanes)
+{
+	if (w->nrecs > 0) {
+		qsort(w->recs, w->nrecs, sizeof *w->recs, cmp_rec);
+		for (size_t i = 0, j; i < w->nrecs; i = j) {
+			for (j = i + 1; j < w->nrecs && w->recs[j].site == w->recs[i].site &&
+			     w->recs[j].k == w->recs[i].k; j++)
+				;
+			entry *e = &w->entries[w->sites[w->recs[i].site].entry];
+			if (e->space == TRACE_LOCAL)
+				price_local(w, e, w->recs + i, j - i);
+			else
+				price_global(w, e, w->recs + i, j - i);
+		}
+		w->nrecs = 0;
+	}
+	if (w->counts)
+		memset(w->counts, 0, sizeof(uint32_t) * (size_t)w->countrows * nlanes);
+}
+
+/* --- events ------------------------------------------------------------------------- */
+
+void
+trace_group_begin(trace *t, uint32_t group)
+{
+	worker *w = worker_of(t);
+	flush(w, t->nlanes);
+	w->group = group;
+}
+
+void
+trace_barrier(trace *t)
+{
+	flush(worker_of(t), t->nlanes);
+}
+
+void
+trace_group_end(trace *t)
+{
+	worker *w = worker_of(t);
+	flush(w, t->nlanes);
+	w->groups_run++;
+}
+
+void
+trace_copy_bytes(trace *t, trace_space space, int is_store, uint64_t bytes)
+{
+	worker *w = worker_of(t);
+
+	if (space != TRACE_GLOBAL)
+		return;
+	if (is_store)
+		w->stored += bytes;
+	else
+		w->loaded += bytes;
+}
+
+void
+trace_record(trace *t, const trace_access *a)
+{
+	worker *w = worker_of(t);
+
+	if (a->space == TRACE_GLOBAL) {
+		if (a->kind == TRACE_STORE || a->kind == TRACE_ATOMIC_STORE)
+			w->stored += a->size;
+		else
+			w->loaded += a->size;
+	}
+	if (a->kind == TRACE_ATOMIC_STORE)
+		return;         /* the store half of an atomic: priced with its load half */
+
+	int var = var_of(t, a->space, a->address);
+	int s = site_of(w, t->nlanes, a, var);
+	entry *e = &w->entries[w->sites[s].entry];
+	e->accesses++;
+	e->bytes += a->size;
+	if (a->size > e->width)
+		e->width = a->size;
+	if (a->lane >= t->nlanes)
+		return;
+
+	uint32_t *k = &w->counts[(size_t)s * t->nlanes + a->lane];
+	if (w->nrecs == w->caprecs) {
+		size_t cap = w->caprecs ? w->caprecs * 2 : 4096;
+		rec *p = realloc(w->recs, cap * sizeof *p);
+		if (p == NULL)
+			oom();
+		w->recs = p;
+		w->caprecs = cap;
+	}
+	w->recs[w->nrecs++] = (rec){ (uint32_t)s, (*k)++, a->lane, a->size,
+	                             offset_in(t, var, a->address) };
+}
+
+/* --- diagnostics -------------------------------------------------------------------- */
+
+static const char *
+classify(const char *first)
+{
+	if (strstr(first, "data race"))
+		return "data_race";
+	if (strncmp(first, "Work-group divergence detected", 30) == 0)
+		return "barrier_divergence";
+	if (strstr(first, "ninitialized"))
+		return "uninitialized";
+	if (strncmp(first, "Invalid read of size", 20) == 0 ||
+	    strncmp(first, "Invalid write of size", 21) == 0 ||
+	    strncmp(first, "Invalid memory load", 19) == 0 ||
+	    strncmp(first, "Invalid memory store", 20) == 0 ||
+	    (strncmp(first, "Index (", 7) == 0 && strstr(first, "exceeds static array size")))
+		return "out_of_bounds";
+	return "other";
+}
+
+static const char *
+space_word(const char *first, const char *at)
+{
+	static const char *words[] = { "local", "global", "constant", "private" };
+
+	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++) {
+		size_t n = strlen(words[i]);
+		if ((size_t)(at - first) >= n + 1 && strncmp(at - n, words[i], n) == 0 && at[-n - 1] == ' ')
+			return words[i];
+	}
+	return NULL;
+}
+
+int
+trace_parse_message(const char *text, trace_finding *f)
+{
+	memset(f, 0, sizeof *f);
+	f->kind = "other";
+	if (text == NULL)
+		return -1;
+	while (*text == '\n' || *text == '\r' || *text == ' ' || *text == '\t')
+		text++;
+	if (*text == '\0')
+		return -1;
+
+	size_t n = strcspn(text, "\n");
+	if (n >= sizeof f->first_line)
+		n = sizeof f->first_line - 1;
+	memcpy(f->first_line, text, n);
+	while (n > 0 && (f->first_line[n - 1] == ' ' || f->first_line[n - 1] == '\t' ||
+	                 f->first_line[n - 1] == '\r'))
+		n--;
+	f->first_line[n] = '\0';
+	f->kind = classify(f->first_line);
+
+	const char *at = strstr(f->first_line, " memory address 0x");
+	if (at != NULL) {
+		f->has_address = 1;
+		f->address = strtoull(at + strlen(" memory address 0x"), NULL, 16);
+		f->space = space_word(f->first_line, at);
+	}
+
+	int nloc = 0;
+	for (const char *p = strstr(text, "At line "); p != NULL; p = strstr(p + 1, "At line ")) {
+		int line, col;
+		if (sscanf(p, "At line %d (column %d)", &line, &col) != 2)
+			continue;
+		if (nloc == 0) {
+			f->line = line;
+			f->column = col;
+		} else if (nloc == 1 && strcmp(f->kind, "data_race") == 0) {
+			f->other_line = line;
+			f->other_column = col;
+		}
+		nloc++;
+	}
+	return 0;
+}
+
+/* The first line with "<space> memory address 0x..." replaced by the variable's name. */
+static void
+readable(const trace *t, const trace_finding *f, int var, char *out, size_t len)
+{
+	const char *at = strstr(f->first_line, " memory address 0x");
+
+	if (var < 0 || at == NULL) {
+		copy_str(out, len, f->first_line);
+		return;
+	}
+	const char *end = at + strlen(" memory address 0x");
+	while ((*end >= '0' && *end <= '9') || (*end >= 'a' && *end <= 'f') || (*end >= 'A' && *end <= 'F'))
+		end++;
+	const variable *v = &t->vars[var];
+	uint64_t off = offset_in(t, var, f->address);
+	char what[200];
+	if (strcmp(f->kind, "out_of_bounds") == 0)
+		snprintf(what, sizeof what, " memory of '%s', byte %" PRIu64 " (it has %" PRIu64 " bytes)",
+		         v->name, off, v->bytes);
+	else
+		snprintf(what, sizeof what, " memory of '%s', byte %" PRIu64, v->name, off);
+	snprintf(out, len, "%.*s%s%s", (int)(at - f->first_line), f->first_line, what, end);
+}
+
+static int
+same_place(const trace_finding *a, const trace_finding *b)
+{
+	if (strcmp(a->kind, b->kind) != 0)
+		return 0;
+	if (a->line == b->line && a->column == b->column &&
+	    a->other_line == b->other_line && a->other_column == b->other_column)
+		return 1;
+	return a->line == b->other_line && a->column == b->other_column &&
+	       a->other_line == b->line && a->other_column == b->column;
+}
+
+static void
+add_finding(trace *t, const trace_finding *f, int var)
+{
+	for (int i = 0; i < t->nfindings; i++) {
+		finding *g = &t->findings[i];
+		if (!same_place(&g->f, f) || (g->var >= 0 && var >= 0 && g->var != var))
+			continue;
+		g->count++;
+		if (g->var < 0 && var >= 0) {   /* a later message names the variable */
+			g->var = var;
+			g->f = *f;
+			readable(t, f, var, g->message, sizeof g->message);
+		}
+		return;
+	}
+	if (t->nfindings == TRACE_MAX_FINDINGS) {
+		t->dropped++;
+		return;
+	}
+	finding *g = &t->findings[t->nfindings++];
+	g->f = *f;
+	g->var = var;
+	g->count = 1;
+	readable(t, f, var, g->message, sizeof g->message);
+}
+
+void
+trace_message(trace *t, trace_msg_type type, const char *text)
+{
+	trace_finding f;
+
+	if (trace_parse_message(text, &f) != 0)
+		return;
+	f.type = type;
+	int var = -1;
+	if (f.has_address && f.space != NULL && strcmp(f.space, "private") != 0)
+		var = var_of(t, strcmp(f.space, "local") == 0 ? TRACE_LOCAL : TRACE_GLOBAL, f.address);
+	pthread_mutex_lock(&t->lock);
+	t->messages++;
+	add_finding(t, &f, var);
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* --- summary ------------------------------------------------------------------------ */
+
+static cJSON *
+size3(const size_t v[3])
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int d = 0; d < 3; d++)
+		cJSON_AddItemToArray(a, cJSON_CreateNumber((double)v[d]));
+	return a;
+}
+
+static void
+add_name(cJSON *o, const char *key, const char *name)
+{
+	if (name)
+		cJSON_AddStringToObject(o, key, name);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *
+variables_json(const trace *t, trace_space space)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < t->nvars; i++) {
+		if (t->vars[i].space != space)
+			continue;
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", t->vars[i].name);
+		cJSON_AddNumberToObject(o, "bytes", (double)t->vars[i].bytes);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+static void
+site_head(const trace *t, const entry *e, cJSON *o)
+{
+	cJSON_AddNumberToObject(o, "line", e->line);
+	cJSON_AddNumberToObject(o, "column", e->column);
+	add_name(o, "variable", var_name(t, e->var));
+	cJSON_AddStringToObject(o, "access", kind_names[e->kind]);
+	cJSON_AddNumberToObject(o, "width", e->width);
+}
+
+static cJSON *
+worst_json(const entry *e)
+{
+	const bank_profile *p = bank_profile_at(0);
+	int banks[BANK_MAX_LANES];
+	cJSON *o = cJSON_CreateObject(), *offs = cJSON_CreateArray(), *bk = cJSON_CreateArray();
+
+	bank_lanes(p, e->worst_addr, e->worst_nlanes, banks);
+	cJSON_AddStringToObject(o, "profile", p->name);
+	cJSON_AddNumberToObject(o, "n_way", e->worst_n_way);
+	cJSON_AddNumberToObject(o, "group", e->worst_group);
+	cJSON_AddNumberToObject(o, "warp", e->worst_warp);
+	for (int l = 0; l < e->worst_nlanes; l++) {
+		if (e->worst_active[l]) {
+			cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)e->worst_addr[l]));
+			cJSON_AddItemToArray(bk, cJSON_CreateNumber(banks[l]));
+		} else {
+			cJSON_AddItemToArray(offs, cJSON_CreateNull());
+			cJSON_AddItemToArray(bk, cJSON_CreateNull());
+		}
+	}
+	cJSON_AddItemToObject(o, "offsets", offs);
+	cJSON_AddItemToObject(o, "banks", bk);
+	return o;
+}
+
+static cJSON *
+local_site_json(const trace *t, const entry *e)
+{
+	cJSON *o = cJSON_CreateObject(), *profs = cJSON_CreateObject();
+	int np = bank_profile_count();
+
+	if (np > TRACE_MAX_PROFILES)
+		np = TRACE_MAX_PROFILES;
+	site_head(t, e, o);
+	cJSON_AddNumberToObject(o, "instructions", (double)e->prof[0].instructions);
+	cJSON_AddNumberToObject(o, "accesses", (double)e->accesses);
+	for (int pi = 0; pi < np; pi++) {
+		const profile_stat *ps = &e->prof[pi];
+		cJSON *p = cJSON_CreateObject();
+		cJSON_AddNumberToObject(p, "instructions", (double)ps->instructions);
+		cJSON_AddNumberToObject(p, "n_way", ps->n_way);
+		cJSON_AddNumberToObject(p, "wavefronts", (double)ps->wavefronts);
+		cJSON_AddNumberToObject(p, "ideal_wavefronts", (double)ps->ideal);
+		cJSON_AddItemToObject(profs, bank_profile_at(pi)->name, p);
+	}
+	cJSON_AddItemToObject(o, "profiles", profs);
+	if (e->worst_nlanes > 0)
+		cJSON_AddItemToObject(o, "worst_lanes", worst_json(e));
+	return o;
+}
+
+static cJSON *
+global_site_json(const trace *t, const entry *e)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	site_head(t, e, o);
+	cJSON_AddNumberToObject(o, "requests", (double)e->requests);
+	cJSON_AddNumberToObject(o, "sectors", (double)e->sectors);
+	cJSON_AddNumberToObject(o, "ideal_sectors", (double)e->ideal_sectors);
+	cJSON_AddNumberToObject(o, "accesses", (double)e->accesses);
+	cJSON_AddNumberToObject(o, "bytes", (double)e->bytes);
+	return o;
+}
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	const entry *x = *(const entry *const *)a, *y = *(const entry *const *)b;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->column != y->column)
+		return x->column < y->column ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->var < y->var ? -1 : x->var > y->var;
+}
+
+/* Add row b (of another worker) into row a. */
+static void
+merge_row(entry *a, const entry *b)
+{
+	a->accesses += b->accesses;
+	a->bytes += b->bytes;
+	if (b->width > a->width)
+		a->width = b->width;
+	for (int pi = 0; pi < TRACE_MAX_PROFILES; pi++) {
+		a->prof[pi].instructions += b->prof[pi].instructions;
+		a->prof[pi].wavefronts += b->prof[pi].wavefronts;
+		a->prof[pi].ideal += b->prof[pi].ideal;
+		if (b->prof[pi].n_way > a->prof[pi].n_way)
+			a->prof[pi].n_way = b->prof[pi].n_way;
+	}
+	if (b->worst_nlanes > 0 && worse(a, b->worst_n_way, b->worst_group, b->worst_warp)) {
+		a->worst_n_way = b->worst_n_way;
+		a->worst_nlanes = b->worst_nlanes;
+		a->worst_group = b->worst_group;
+		a->worst_warp = b->worst_warp;
+		memcpy(a->worst_addr, b->worst_addr, sizeof a->worst_addr);
+		memcpy(a->worst_active, b->worst_active, sizeof a->worst_active);
+	}
+	a->requests += b->requests;
+	a->sectors += b->sectors;
+	a->ideal_sectors += b->ideal_sectors;
+}
+
+/* The rows of all workers, one per (space, kind, variable, line, column). */
+static entry *
+merged_rows(const trace *t, int *n)
+{
+	entry *rows = NULL;
+	int nrows = 0, cap = 0;
+
+	for (const worker *w = t->workers; w != NULL; w = w->next) {
+		for (int i = 0; i < w->nentries; i++) {
+			const entry *e = &w->entries[i];
+			int j = 0;
+			while (j < nrows && !same_row(&rows[j], e->space, e->kind, e->var, e->line, e->column))
+				j++;
+			if (j == nrows) {
+				rows = grow(rows, sizeof *rows, &cap, nrows + 1);
+				rows[nrows++] = *e;
+			} else {
+				merge_row(&rows[j], e);
+			}
+		}
+	}
+	*n = nrows;
+	return rows;
+}
+
+static void
+sites_json(const trace *t, cJSON *root)
+{
+	cJSON *loc = cJSON_CreateArray(), *glob = cJSON_CreateArray();
+	int n;
+	entry *rows = merged_rows(t, &n);
+	const entry **order = malloc(sizeof *order * (size_t)(n + 1));
+
+	if (order == NULL)
+		oom();
+	for (int i = 0; i < n; i++)
+		order[i] = &rows[i];
+	qsort(order, (size_t)n, sizeof *order, cmp_entry);
+	for (int i = 0; i < n; i++) {
+		if (order[i]->space == TRACE_LOCAL)
+			cJSON_AddItemToArray(loc, local_site_json(t, order[i]));
+		else
+			cJSON_AddItemToArray(glob, global_site_json(t, order[i]));
+	}
+	free(order);
+	free(rows);
+	cJSON_AddItemToObject(root, "local_sites", loc);
+	cJSON_AddItemToObject(root, "global_sites", glob);
+}
+
+static const char *type_names[] = { "debug", "info", "warning", "error" };
+
+/* Findings by place, so that the report does not depend on thread timing. */
+static int
+cmp_finding(const void *a, const void *b)
+{
+	const finding *x = *(const finding *const *)a, *y = *(const finding *const *)b;
+	int c;
+
+	if (x->f.line != y->f.line)
+		return x->f.line < y->f.line ? -1 : 1;
+	if (x->f.column != y->f.column)
+		return x->f.column < y->f.column ? -1 : 1;
+	if ((c = strcmp(x->f.kind, y->f.kind)) != 0)
+		return c;
+	if (x->f.other_line != y->f.other_line)
+		return x->f.other_line < y->f.other_line ? -1 : 1;
+	return x->var < y->var ? -1 : x->var > y->var;
+}
+
+static cJSON *
+findings_json(const trace *t)
+{
+	cJSON *a = cJSON_CreateArray();
+	const finding *order[TRACE_MAX_FINDINGS];
+
+	for (int i = 0; i < t->nfindings; i++)
+		order[i] = &t->findings[i];
+	qsort(order, (size_t)t->nfindings, sizeof *order, cmp_finding);
+	for (int i = 0; i < t->nfindings; i++) {
+		const finding *g = order[i];
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "kind", g->f.kind);
+		cJSON_AddStringToObject(o, "severity",
+		                        (unsigned)g->f.type < 4 ? type_names[g->f.type] : "error");
+		cJSON_AddNumberToObject(o, "line", g->f.line);
+		cJSON_AddNumberToObject(o, "column", g->f.column);
+		if (strcmp(g->f.kind, "data_race") == 0) {
+			cJSON_AddNumberToObject(o, "other_line", g->f.other_line);
+			cJSON_AddNumberToObject(o, "other_column", g->f.other_column);
+		}
+		add_name(o, "variable", var_name(t, g->var));
+		if (g->f.space)
+			cJSON_AddStringToObject(o, "space", g->f.space);
+		cJSON_AddStringToObject(o, "message", g->message);
+		cJSON_AddNumberToObject(o, "count", (double)g->count);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+static cJSON *
+profiles_json(void)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (int i = 0; i < bank_profile_count() && i < TRACE_MAX_PROFILES; i++) {
+		const bank_profile *p = bank_profile_at(i);
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "name", p->name);
+		cJSON_AddStringToObject(o, "label", p->label);
+		cJSON_AddNumberToObject(o, "banks", p->banks);
+		cJSON_AddNumberToObject(o, "warp", p->warp);
+		cJSON_AddItemToArray(a, o);
+	}
+	return a;
+}
+
+cJSON *
+trace_summary(trace *t)
+{
+	cJSON *root = cJSON_CreateObject(), *gb = cJSON_CreateObject();
+	uint64_t local_bytes = 0, groups_run = 0, loaded = 0, stored = 0;
+
+	pthread_mutex_lock(&t->lock);
+	for (worker *w = t->workers; w != NULL; w = w->next) {
+		flush(w, t->nlanes);    /* a group that never ended */
+		groups_run += w->groups_run;
+		loaded += w->loaded;
+		stored += w->stored;
+	}
+	for (int i = 0; i < t->nvars; i++)
+		if (t->vars[i].space == TRACE_LOCAL)
+			local_bytes += t->vars[i].bytes;
+	cJSON_AddStringToObject(root, "kernel", t->kernel);
+	cJSON_AddItemToObject(root, "local_size", size3(t->local));
+	cJSON_AddItemToObject(root, "num_groups", size3(t->groups));
+	cJSON_AddNumberToObject(root, "groups_run", (double)groups_run);
+	cJSON_AddBoolToObject(root, "complete", t->ended);
+	cJSON_AddItemToObject(root, "profiles", profiles_json());
+	cJSON_AddItemToObject(root, "local_variables", variables_json(t, TRACE_LOCAL));
+	cJSON_AddNumberToObject(root, "local_bytes", (double)local_bytes);
+	cJSON_AddItemToObject(root, "global_variables", variables_json(t, TRACE_GLOBAL));
+	sites_json(t, root);
+	cJSON_AddNumberToObject(gb, "loaded", (double)loaded);
+	cJSON_AddNumberToObject(gb, "stored", (double)stored);
+	cJSON_AddItemToObject(root, "global_bytes", gb);
+	cJSON_AddItemToObject(root, "findings", findings_json(t));
+	cJSON_AddNumberToObject(root, "messages", (double)t->messages);
+	cJSON_AddNumberToObject(root, "findings_dropped", (double)t->dropped);
+	pthread_mutex_unlock(&t->lock);
+	return root;
+}
+
+int
+trace_write(trace *t, const char *path)
+{
+	cJSON *root = trace_summary(t);
+	char *s = cJSON_Print(root);
+	cJSON_Delete(root);
+	if (s == NULL)
+		return -1;
+	FILE *f = fopen(path, "w");
+	int rc = -1;
+	if (f != NULL) {
+		rc = fputs(s, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
+		if (fclose(f) != 0)
+			rc = -1;
+	}
+	if (rc != 0)
+		fprintf(stderr, "cltrace: cannot write %s\n", path);
+	cJSON_free(s);
+	return rc;
+}
+
+static int
+write_env(trace *t)
+{
+	const char *path = getenv("CLTRACE_OUT");
+	return path && *path ? trace_write(t, path) : 0;
+}
+
+int
+trace_kernel_end(trace *t)
+{
+	t->ended = 1;
+	int rc = write_env(t);
+	t->begun = 0;
+	t->nfindings = 0;
+	t->messages = t->dropped = 0;
+	return rc;
+}
+
+int
+trace_finish(trace *t)
+{
+	if (!t->begun || t->ended)
+		return 0;
+	int rc = write_env(t);
+	t->begun = 0;
+	return rc;
+}

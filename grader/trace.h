@@ -1,0 +1,112 @@
+/* trace.h — what one kernel run under Oclgrind did to memory, per source line.
+ *
+ * Oclgrind interprets a kernel one work-item at a time on the CPU, so it can see every
+ * __local and __global access, but it has no warps, no banks and no memory segments.  The
+ * plugin (tracer/cltrace.cpp) hands each access and each Oclgrind diagnostic to these
+ * functions, which rebuild the warps, price them through the bank models of bank.h and
+ * the 32-byte sector model of global memory, turn the diagnostics into findings with
+ * variable names, and write one small JSON summary per kernel run (to $CLTRACE_OUT).
+ *
+ * Everything here is plain C and needs no Oclgrind, so tests feed it synthetic accesses.
+ *
+ * Warps.  Work-items arrive one at a time (each runs until a barrier or its end), so an
+ * "instruction" is rebuilt as: the k-th execution of one access site by each lane of one
+ * warp (lane = linear local id, warp = lane / warp size), counted since the last barrier.
+ * This is exact when control flow is uniform within the warp. */
+#ifndef TRACE_H
+#define TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Oclgrind on 64-bit hosts: an address is buffer << TRACE_ADDR_BITS | byte offset, for
+ * __global (one buffer per cl_mem) and __local (one buffer per variable) alike. */
+enum { TRACE_ADDR_BITS = 48 };
+
+enum {
+	TRACE_MAX_PROFILES = 8,    /* bank profiles priced (bank_profile_count() is smaller) */
+	TRACE_MAX_FINDINGS = 64,   /* distinct findings kept; the rest are only counted */
+	TRACE_GLOBAL_WARP = 32,    /* lanes per global-memory request */
+	TRACE_SECTOR = 32,         /* bytes per global-memory sector */
+};
+
+typedef enum { TRACE_LOCAL, TRACE_GLOBAL } trace_space;
+
+/* An atomic read-modify-write reaches Oclgrind as an atomic load and then an atomic store:
+ * the load half is the access (kind "atomic", priced like a store: no broadcast merge of
+ * pairs, same-address lanes count once), the store half only adds to the stored bytes. */
+typedef enum { TRACE_LOAD, TRACE_STORE, TRACE_ATOMIC, TRACE_ATOMIC_STORE } trace_kind;
+
+/* Oclgrind's MessageType, in its order. */
+typedef enum { TRACE_MSG_DEBUG, TRACE_MSG_INFO, TRACE_MSG_WARNING, TRACE_MSG_ERROR } trace_msg_type;
+
+/* One access by one work-item. */
+typedef struct trace_access {
+	const void *site;     /* identity of the accessing instruction (an llvm::Instruction*) */
+	int line, column;     /* its source location, 0 when unknown */
+	trace_space space;
+	trace_kind kind;
+	uint64_t address;     /* raw Oclgrind address */
+	uint32_t size;        /* bytes */
+	uint32_t lane;        /* linear local id: x + y*Lx + z*Lx*Ly */
+} trace_access;
+
+/* One diagnostic, parsed (see trace_parse_message). */
+typedef struct trace_finding {
+	const char *kind;       /* "data_race", "barrier_divergence", "uninitialized",
+	                           "out_of_bounds" or "other" (static strings) */
+	trace_msg_type type;
+	int line, column;       /* first location named by the message, 0 when none */
+	int other_line, other_column; /* data races: the second entity's location */
+	int has_address;        /* the first line names a memory address */
+	const char *space;      /* "local", "global", "constant", "private" (static), or NULL */
+	uint64_t address;
+	char first_line[256];   /* the message's first line, trimmed */
+} trace_finding;
+
+typedef struct trace trace;
+
+trace *trace_new(void);
+void trace_free(trace *t);
+
+/* A kernel run starts: forget the previous run's variables and sites.  local and groups
+ * are the work-group size and the number of work-groups per dimension. */
+void trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], const size_t groups[3]);
+
+/* A variable of the run: a __local variable or argument (base = its address in the
+ * work-group's local memory) or a __global/__constant buffer argument (base = the
+ * argument's pointer value).  Oclgrind names kernel-scope __local variables
+ * "kernel.var": the prefix is stripped, and those of other kernels (which Oclgrind also
+ * allocates when their name extends this kernel's) are ignored. */
+void trace_variable(trace *t, trace_space space, const char *name, uint64_t base, uint64_t bytes);
+
+/* Work-group events: group is the linear group index x + y*Nx + z*Nx*Ny. */
+void trace_group_begin(trace *t, uint32_t group);
+void trace_record(trace *t, const trace_access *a);
+void trace_barrier(trace *t);
+void trace_group_end(trace *t);
+
+/* Bytes moved by a work-group-level copy (async_work_group_copy): counted, not priced. */
+void trace_copy_bytes(trace *t, trace_space space, int is_store, uint64_t bytes);
+
+/* One Oclgrind diagnostic, the full multi-line text. */
+void trace_message(trace *t, trace_msg_type type, const char *text);
+
+/* Parse one diagnostic; returns 0, or -1 when text is empty. */
+int trace_parse_message(const char *text, trace_finding *f);
+
+/* The summary of the current run as a cJSON object (the caller deletes it). */
+struct cJSON *trace_summary(trace *t);
+
+/* Write the summary to path; 0 or -1. */
+int trace_write(trace *t, const char *path);
+
+/* The kernel run ends: flush, write the summary to $CLTRACE_OUT when set, then forget the
+ * findings.  Returns what trace_write returned, or 0 when the variable is unset. */
+int trace_kernel_end(trace *t);
+
+/* The plugin goes away: if a run began and never ended (Oclgrind gave up on it), write what
+ * is known with "complete": false.  Returns like trace_kernel_end. */
+int trace_finish(trace *t);
+
+#endif

@@ -1,0 +1,242 @@
+// cltrace.cpp — the Oclgrind plugin of clgrade: a thin adapter from Oclgrind's C++ plugin
+// API to the C analysis in ../trace.c.
+//
+// Oclgrind only offers a C++ interface, but the course keeps its logic in C so that Check
+// can test it.  This file therefore only translates: for every __local and __global access
+// of the kernel it finds the work-group (linearised here: WorkGroup::getGroupIndex() is
+// wrong for 2-D/3-D ranges in 21.10), the linear local id, the instruction and its source
+// line:column, and passes them on; it names the variables (kernel-scope __local variables
+// and __local arguments from the work-group's local allocations, __global/__constant
+// buffers from the kernel's argument values) and forwards every Oclgrind diagnostic.
+// trace.c rebuilds warps, prices them and writes the JSON summary ($CLTRACE_OUT).
+//
+// Build (the Makefile does this; -fno-rtti is required: liboclgrind has no RTTI):
+//   g++ -O2 -fPIC -shared $(llvm-config-14 --cxxflags) -std=c++17 -fno-rtti -fexceptions
+//       -Igrader -o build/libcltrace.so grader/tracer/cltrace.cpp trace.o bank.o
+//       -loclgrind -lLLVM-14 -lcjson
+// Use: OCLGRIND_PLUGINS=build/libcltrace.so CLTRACE_OUT=out.json <host on Oclgrind>
+//
+// Thread-safe: Oclgrind runs whole work-groups on its worker threads; trace.c keeps
+// per-thread state for the groups, so only the one-time naming of __local variables is
+// serialised here (race detection doubles Oclgrind's cost: the threads are worth having).
+
+// Oclgrind's headers lack include guards (but Plugin.h, Queue.h, common.h): include each once.
+#include <oclgrind/Plugin.h>
+#include <oclgrind/Context.h>
+#include <oclgrind/Kernel.h>
+#include <oclgrind/KernelInvocation.h>
+#include <oclgrind/Memory.h>
+#include <oclgrind/WorkGroup.h>
+#include <oclgrind/WorkItem.h>
+
+#include <llvm/IR/DebugInfoMetadata.h>
+#include <llvm/IR/DebugLoc.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Instruction.h>
+#include <llvm/IR/Value.h>
+
+#include <mutex>
+
+extern "C" {
+#include "trace.h"
+}
+
+using namespace oclgrind;
+
+namespace
+{
+
+class CLTrace : public Plugin
+{
+public:
+  explicit CLTrace(const Context* context) : Plugin(context), m_trace(trace_new()) {}
+
+  ~CLTrace() override
+  {
+    trace_finish(m_trace);
+    trace_free(m_trace);
+  }
+
+  bool isThreadSafe() const override { return true; }
+
+  void kernelBegin(const KernelInvocation* ki) override
+  {
+    m_kernel = ki->getKernel();
+    m_local = ki->getLocalSize();
+    m_groups = ki->getNumGroups();
+    size_t local[3] = {m_local.x, m_local.y, m_local.z};
+    size_t groups[3] = {m_groups.x, m_groups.y, m_groups.z};
+    trace_kernel_begin(m_trace, m_kernel->getName().c_str(), local, groups);
+    addGlobalVariables();
+    m_localsNamed = false;
+  }
+
+  void kernelEnd(const KernelInvocation*) override
+  {
+    trace_kernel_end(m_trace);
+    m_kernel = nullptr;
+  }
+
+  void workGroupBegin(const WorkGroup* wg) override
+  {
+    // Every group allocates the same __local variables in the same order into
+    // a fresh local Memory, so their addresses are named once per run, before
+    // any group (on any thread) goes on to access them.
+    {
+      std::lock_guard<std::mutex> lock(m_localsLock);
+      if (!m_localsNamed)
+        addLocalVariables(wg);
+    }
+    trace_group_begin(m_trace, groupIndex(wg));
+  }
+
+  void workGroupBarrier(const WorkGroup*, uint32_t) override
+  {
+    trace_barrier(m_trace);
+  }
+
+  void workGroupComplete(const WorkGroup*) override
+  {
+    trace_group_end(m_trace);
+  }
+
+  void memoryLoad(const Memory* m, const WorkItem* wi, size_t address,
+                  size_t size) override
+  {
+    record(m, wi, address, size, TRACE_LOAD);
+  }
+
+  void memoryStore(const Memory* m, const WorkItem* wi, size_t address,
+                   size_t size, const uint8_t*) override
+  {
+    record(m, wi, address, size, TRACE_STORE);
+  }
+
+  void memoryAtomicLoad(const Memory* m, const WorkItem* wi, AtomicOp,
+                        size_t address, size_t size) override
+  {
+    record(m, wi, address, size, TRACE_ATOMIC);
+  }
+
+  void memoryAtomicStore(const Memory* m, const WorkItem* wi, AtomicOp,
+                         size_t address, size_t size) override
+  {
+    record(m, wi, address, size, TRACE_ATOMIC_STORE);
+  }
+
+  // async_work_group_copy, performed by the group at its wait: bytes only.
+  void memoryLoad(const Memory* m, const WorkGroup*, size_t, size_t size) override
+  {
+    if (m->getAddressSpace() == AddrSpaceGlobal)
+      trace_copy_bytes(m_trace, TRACE_GLOBAL, 0, size);
+  }
+
+  void memoryStore(const Memory* m, const WorkGroup*, size_t, size_t size,
+                   const uint8_t*) override
+  {
+    if (m->getAddressSpace() == AddrSpaceGlobal)
+      trace_copy_bytes(m_trace, TRACE_GLOBAL, 1, size);
+  }
+
+  void log(MessageType type, const char* message) override
+  {
+    trace_message(m_trace, (trace_msg_type)type, message);
+  }
+
+private:
+  trace* m_trace;
+  const Kernel* m_kernel = nullptr;
+  Size3 m_local, m_groups;
+  std::mutex m_localsLock;
+  bool m_localsNamed = false;
+
+  static unsigned addressSpaceOf(const llvm::Value* v)
+  {
+    const llvm::Type* t = v->getType();
+    return t->isPointerTy() ? t->getPointerAddressSpace() : AddrSpacePrivate;
+  }
+
+  // __global and __constant buffers: the kernel's pointer arguments (and
+  // program-scope variables), whose values are addresses in global memory.
+  void addGlobalVariables()
+  {
+    const Memory* global = m_context->getGlobalMemory();
+    for (auto it = m_kernel->values_begin(); it != m_kernel->values_end(); ++it)
+    {
+      unsigned as = addressSpaceOf(it->first);
+      const TypedValue& tv = it->second;
+      if ((as != AddrSpaceGlobal && as != AddrSpaceConstant) || !tv.data ||
+          tv.size != sizeof(size_t))
+        continue;
+      size_t address = tv.getPointer();
+      const Memory::Buffer* b = global->getBuffer(address);
+      size_t offset = global->extractOffset(address);
+      size_t bytes = b && b->size > offset ? b->size - offset : 0;
+      trace_variable(m_trace, TRACE_GLOBAL, it->first->getName().str().c_str(),
+                     address, bytes);
+    }
+  }
+
+  // __local: kernel-scope variables ("kernel.var") and __local arguments.
+  void addLocalVariables(const WorkGroup* wg)
+  {
+    m_localsNamed = true;
+    for (auto it = m_kernel->values_begin(); it != m_kernel->values_end(); ++it)
+    {
+      if (addressSpaceOf(it->first) != AddrSpaceLocal)
+        continue;
+      trace_variable(m_trace, TRACE_LOCAL, it->first->getName().str().c_str(),
+                     wg->getLocalMemoryAddress(it->first), it->second.size);
+    }
+  }
+
+  uint32_t groupIndex(const WorkGroup* wg) const
+  {
+    Size3 g = wg->getGroupID();
+    return (uint32_t)(g.x + m_groups.x * (g.y + m_groups.y * g.z));
+  }
+
+  void record(const Memory* m, const WorkItem* wi, size_t address, size_t size,
+              trace_kind kind)
+  {
+    unsigned as = m->getAddressSpace();
+    if ((as != AddrSpaceLocal && as != AddrSpaceGlobal) || !m_kernel)
+      return;
+    trace_access a;
+    a.site = wi->getCurrentInstruction();
+    a.line = a.column = 0;
+    if (a.site)
+    {
+      if (const llvm::DILocation* loc =
+            wi->getCurrentInstruction()->getDebugLoc().get())
+      {
+        a.line = (int)loc->getLine();
+        a.column = (int)loc->getColumn();
+      }
+    }
+    a.space = as == AddrSpaceLocal ? TRACE_LOCAL : TRACE_GLOBAL;
+    a.kind = kind;
+    a.address = address;
+    a.size = (uint32_t)size;
+    Size3 l = wi->getLocalID();
+    a.lane = (uint32_t)(l.x + m_local.x * (l.y + m_local.y * l.z));
+    trace_record(m_trace, &a);
+  }
+};
+
+CLTrace* g_plugin = nullptr;
+
+} // namespace
+
+extern "C" void initializePlugins(Context* context)
+{
+  g_plugin = new CLTrace(context);
+  context->registerPlugin(g_plugin);
+}
+
+extern "C" void releasePlugins(Context* context)
+{
+  context->unregisterPlugin(g_plugin);
+  delete g_plugin;
+  g_plugin = nullptr;
+}
