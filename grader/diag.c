@@ -132,40 +132,50 @@ int diag_rewrite(const char *raw, const char *source, const char *path, char *ou
 void diag_first_error(const char *rewritten, char *out, size_t outlen)
 {
 	out[0] = '\0';
-	const char *e = strstr(rewritten, ": error: ");
-	if (!e)
-		return;
-	const char *start = e;
-	while (start > rewritten && start[-1] != '\n')
-		start--;
-	size_t k = strcspn(start, "\n");
-	snprintf(out, outlen, "%.*s", (int)k, start);
+	while (rewritten && *rewritten) {   /* skip the indented source and caret lines */
+		size_t k = strcspn(rewritten, "\n");
+		char line[1400];
+		snprintf(line, sizeof line, "%.*s", (int)(k < sizeof line ? k : sizeof line - 1), rewritten);
+		if (line[0] != ' ' && (strstr(line, ": error: ") || strstr(line, ": fatal error: "))) {
+			snprintf(out, outlen, "%s", line);
+			return;
+		}
+		rewritten += k + (rewritten[k] == '\n');
+	}
 }
 
-/* Copy source with comments blanked and backslash-newlines joined; line numbers kept by
- * emitting the swallowed newlines at the end of the logical line. */
-static char *clean_source(const char *s)
+/* One view of the source as a preprocessor sees it, for finding directives: backslash-newlines
+ * joined, comments blanked, string and character literals kept whole (a slash-star inside one
+ * opens no comment); line numbers kept by emitting the swallowed newlines at the end of the
+ * logical line.  lenient adds what clang accepts and a stricter compiler may not: trigraphs
+ * (??= is '#', ??/ a backslash), a lone CR ending a line, and blanks between a backslash and
+ * its newline.  The include policy checks both views. */
+static char *clean_source(const char *s, int lenient)
 {
 	size_t n = strlen(s);
-	char *o = malloc(n + 1), *p = o;
-	int pending = 0;
-	if (!o)
+	char *a = malloc(n + 1), *b = malloc(n + 1), *o = malloc(n + 1), *p;
+	if (!a || !b || !o) {
+		free(a), free(b), free(o);
 		return NULL;
-	while (*s) {
-		if (s[0] == '\\' && s[1] == '\n') {
-			s += 2, pending++;
-		} else if (s[0] == '/' && s[1] == '/') {
-			while (*s && *s != '\n') {
-				if (s[0] == '\\' && s[1] == '\n')
-					s++, pending++;
-				s++;
-			}
-		} else if (s[0] == '/' && s[1] == '*') {
-			*p++ = ' ';
-			for (s += 2; *s && !(s[0] == '*' && s[1] == '/'); s++)
-				pending += *s == '\n';
-			if (*s)
-				s += 2;
+	}
+	/* Trigraphs and line ends (lenient only; never longer than the input). */
+	for (p = a; *s;) {
+		if (lenient && s[0] == '?' && s[1] == '?' && (s[2] == '=' || s[2] == '/'))
+			*p++ = s[2] == '=' ? '#' : '\\', s += 3;
+		else if (lenient && s[0] == '\r')
+			*p++ = '\n', s += 1 + (s[1] == '\n');
+		else
+			*p++ = *s++;
+	}
+	*p = '\0';
+	/* Backslash-newlines. */
+	int pending = 0;
+	for (s = a, p = b; *s;) {
+		size_t k = 1;
+		while (lenient && (s[k] == ' ' || s[k] == '\t' || s[k] == '\f' || s[k] == '\v'))
+			k++;
+		if (s[0] == '\\' && s[k] == '\n') {
+			s += k + 1, pending++;
 		} else if (*s == '\n') {
 			*p++ = *s++;
 			for (; pending; pending--)
@@ -175,6 +185,37 @@ static char *clean_source(const char *s)
 		}
 	}
 	*p = '\0';
+	/* Comments and literals (a literal ends at its line's end when unterminated). */
+	char quote = 0;
+	for (s = b, p = o; *s;) {
+		if (quote && *s != '\n') {
+			if (*s == '\\' && s[1] && s[1] != '\n')
+				*p++ = *s++;
+			else if (*s == quote)
+				quote = 0;
+			*p++ = *s++;
+		} else if (s[0] == '/' && s[1] == '/') {
+			while (*s && *s != '\n')
+				s++;
+		} else if (s[0] == '/' && s[1] == '*') {
+			*p++ = ' ';
+			for (s += 2; *s && !(s[0] == '*' && s[1] == '/'); s++)
+				pending += *s == '\n';
+			if (*s)
+				s += 2;
+		} else if (*s == '\n') {
+			quote = 0;
+			*p++ = *s++;
+			for (; pending; pending--)
+				*p++ = '\n';
+		} else {
+			if (*s == '"' || *s == '\'')
+				quote = *s;
+			*p++ = *s++;
+		}
+	}
+	*p = '\0';
+	free(a), free(b);
 	return o;
 }
 
@@ -185,10 +226,16 @@ static int refuse(char *msg, size_t len, const char *path, int line, const char 
 	return -1;
 }
 
-int diag_check_includes(const char *source, const char *path, const char *lesson_dir,
-                        char *msg, size_t msglen)
+/* Blanks a directive line may hold (clang also takes \f, \v, and a CR before the newline). */
+static char *skip_blanks(char *p)
 {
-	char *src = clean_source(source);
+	return p + strspn(p, " \t\f\v\r");
+}
+
+static int check_view(const char *source, int lenient, const char *path, const char *lesson_dir,
+                      char *msg, size_t msglen)
+{
+	char *src = clean_source(source, lenient);
 	if (!src)
 		return refuse(msg, msglen, path, 0, "", "out of memory");
 	int line = 1, rc = 0;
@@ -196,17 +243,12 @@ int diag_check_includes(const char *source, const char *path, const char *lesson
 		char *nl = strchr(l, '\n');
 		if (nl)
 			*nl = '\0';
-		char *p = l;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (*p == '#') {
-			for (p++; *p == ' ' || *p == '\t'; p++)
-				;
+		char *p = skip_blanks(l);
+		if (*p == '#' || (p[0] == '%' && p[1] == ':')) {  /* %: is the digraph of # */
+			p = skip_blanks(p + (*p == '#' ? 1 : 2));
 			if (strncmp(p, "include", 7) == 0 || strncmp(p, "import", 6) == 0 ||
 			    strncmp(p, "embed", 5) == 0) {
-				p += strcspn(p, " \t\"<");
-				while (*p == ' ' || *p == '\t')
-					p++;
+				p = skip_blanks(p + strcspn(p, " \t\f\v\r\"<"));
 				char name[256] = "";
 				if (*p == '"') {
 					size_t k = strcspn(p + 1, "\"");
@@ -236,4 +278,13 @@ int diag_check_includes(const char *source, const char *path, const char *lesson
 	}
 	free(src);
 	return rc;
+}
+
+int diag_check_includes(const char *source, const char *path, const char *lesson_dir,
+                        char *msg, size_t msglen)
+{
+	for (int lenient = 0; lenient < 2; lenient++)
+		if (check_view(source, lenient, path, lesson_dir, msg, msglen) != 0)
+			return -1;
+	return 0;
 }

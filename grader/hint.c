@@ -41,7 +41,7 @@ static int scan(const lesson *l, int want, char *buf, size_t len, char *tag, siz
 		} else if (match && (line[0] == ' ' || line[0] == '\t') && line[strspn(line, " \t")] != '\n') {
 			size_t k = strlen(buf);
 			if (k && buf[k - 1] == '\n')
-				buf[--k] = ' ';
+				buf[k - 1] = ' ';
 			snprintf(buf + k, len - k, "%s", line + strspn(line, " \t"));
 		} else if (line[0] != ' ' && line[0] != '\t') {
 			match = 0;

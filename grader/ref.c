@@ -146,8 +146,8 @@ static int edge_only(const ref_problem *p, const float *got, int tile)
 	if (tile <= 1)
 		return 0;
 	int full_r = p->out_rows / tile * tile, full_c = p->out_cols / tile * tile;
-	if (full_r == p->out_rows && full_c == p->out_cols)
-		return 0;
+	if ((full_r == p->out_rows && full_c == p->out_cols) || full_r == 0 || full_c == 0)
+		return 0;   /* no partial tile, or no full one to compare it with */
 	for (int r = 0; r < p->out_rows; r++)
 		for (int c = 0; c < p->out_cols; c++) {
 			size_t i = (size_t)r * p->out_cols + c;
@@ -175,6 +175,10 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 		         "without accumulating anything", p->out_name);
 	else if (is_swapped(p, got))
 		snprintf(r->pattern, sizeof r->pattern, "%s", what);
+	else if (r->nonfinite)
+		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements: "
+		         "reading uninitialised __local memory, or reading outside a buffer (the grader's "
+		         "guard zones around every buffer hold NaN)", r->nonfinite);
 	else if (edge_only(p, got, tile))
 		snprintf(r->pattern, sizeof r->pattern, "only the last partial tile is wrong (rows or "
 		         "columns from %d on): edge handling -- %d is not a multiple of TILE=%d, so loads "
@@ -185,10 +189,6 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 		snprintf(r->pattern, sizeof r->pattern, "%zu of %zu elements were never written (still "
 		         "the grader's NaN fill), first at row %d, column %d: some work-items return or "
 		         "skip their store", r->unwritten, n, r->first_row, r->first_col);
-	else if (r->nonfinite)
-		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements: "
-		         "reading uninitialised __local memory, or reading outside a buffer (the grader's "
-		         "guard zones around every buffer hold NaN)", r->nonfinite);
 	else
 		snprintf(r->pattern, sizeof r->pattern, "%zu of %zu elements are wrong, first at row %d, "
 		         "column %d: got %.7g, expected %.7g", r->bad, n, r->first_row, r->first_col,

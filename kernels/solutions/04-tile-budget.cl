@@ -10,7 +10,7 @@
  * All launchable tiles reach 100 %, so take the one with the fewest global
  * loads per FLOP (1/TILE): TILE = 32, limited by threads (2 x 1024 = 2048).
  */
-#define CHOSEN_TILE_SM90    32
+#define CHOSEN_TILE_SM90 32
 #define CHOSEN_LIMITER_SM90 threads
 
 /* Every size below is TILE, so one source serves -DTILE=8, 16 and 32. */

@@ -14,8 +14,10 @@
  *
  * Check:  make check LESSON=4        Stuck?  make hint LESSON=4
  */
-#define CHOSEN_TILE_SM90    0      /* TODO: 8, 16 or 32 */
-#define CHOSEN_LIMITER_SM90 TODO   /* TODO: threads, groups, registers or local_memory */
+/* TODO 2: CHOSEN_TILE_SM90 is 8, 16 or 32; CHOSEN_LIMITER_SM90 is one of
+ * threads, groups, registers, local_memory (what limits occupancy at that TILE). */
+#define CHOSEN_TILE_SM90 0
+#define CHOSEN_LIMITER_SM90 TODO
 
 #define T 16   /* the tile width this kernel was first written for */
 

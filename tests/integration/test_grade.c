@@ -1,0 +1,441 @@
+/* test_grade.c — integration tests: the real build/clgrade on real PoCL and real Oclgrind,
+ * grading the shipped solutions, starters and the broken kernels in tests/fixtures/.  Each
+ * test runs clgrade as a subprocess (no OpenCL in this process) and reads its JSON report
+ * and its terminal text. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+typedef struct graded {
+	int exit;
+	cJSON *json;
+	char *text;
+} graded;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc(n + 1);
+	if (fread(s, 1, n, f) != (size_t)n)
+		n = 0;
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* Run `build/clgrade check LESSON KERNEL EXTRA --json tmp --seed 1` and collect all it says. */
+static graded grade(const char *lesson, const char *kernel, const char *extra)
+{
+	char json[] = "/tmp/clgrade-it-XXXXXX", out[64], cmd[2048];
+	int fd = mkstemp(json);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(out, sizeof out, "%s.txt", json);
+	snprintf(cmd, sizeof cmd, "NO_COLOR=1 build/clgrade check %s %s --seed 1 --json %s %s > %s 2>&1",
+	         lesson, kernel, json, extra ? extra : "", out);
+	int st = system(cmd);
+	graded g = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, NULL, slurp(out) };
+	char *j = slurp(json);
+	g.json = j ? cJSON_Parse(j) : NULL;
+	free(j);
+	unlink(json);
+	unlink(out);
+	ck_assert_msg(g.text != NULL, "no terminal output");
+	ck_assert_msg(g.json != NULL, "no JSON report; terminal said:\n%s", g.text);
+	return g;
+}
+
+static void done(graded *g)
+{
+	cJSON_Delete(g->json);
+	free(g->text);
+}
+
+static cJSON *crit(const graded *g, const char *id)
+{
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), id) == 0)
+			return c;
+	return NULL;
+}
+
+static const char *status(const graded *g, const char *id)
+{
+	cJSON *c = crit(g, id);
+	return c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")) : "absent";
+}
+
+static const char *message(const graded *g, const char *id)
+{
+	cJSON *c = crit(g, id);
+	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "message")) : NULL;
+	return m ? m : "";
+}
+
+/* The criterion failed in the JSON and is marked ✗ in the terminal report. */
+static void assert_fails(const graded *g, const char *id)
+{
+	ck_assert_msg(strcmp(status(g, id), "fail") == 0, "%s: expected fail, got %s\n%s", id,
+	              status(g, id), g->text);
+	char mark[64];
+	snprintf(mark, sizeof mark, "✗ %s", id);
+	ck_assert_msg(strstr(g->text, mark) != NULL, "terminal report lacks \"%s\":\n%s", mark, g->text);
+	ck_assert_int_eq(g->exit, 1);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(g->json, "verdict")), "fail");
+}
+
+static void assert_passes(const graded *g, const char *id)
+{
+	ck_assert_msg(strcmp(status(g, id), "pass") == 0, "%s: expected pass, got %s (%s)\n%s", id,
+	              status(g, id), message(g, id), g->text);
+}
+
+/* Every criterion but the timing one passed (speedup has its own repeated test). */
+static void assert_all_but_speedup(const graded *g)
+{
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria")) {
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "id"));
+		if (strcmp(id, "speedup") != 0)
+			assert_passes(g, id);
+	}
+}
+
+static cJSON *site(const graded *g, const char *space, const char *access, int line)
+{
+	cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(cJSON_GetObjectItem(g->json, space), "sites"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(s, "access")), access) == 0 &&
+		    (line == 0 || cJSON_GetObjectItem(s, "line")->valueint == line))
+			return s;
+	return NULL;
+}
+
+static double num(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItem(o, k);
+	ck_assert_msg(cJSON_IsNumber(v), "no number \"%s\"", k);
+	return v->valuedouble;
+}
+
+#define FX "tests/fixtures/"
+
+/* ---- lesson 1 ---- */
+
+START_TEST(l1_solution_passes)
+{
+	graded g = grade("1", "kernels/solutions/01-naive-matmul.cl", NULL);
+	ck_assert_msg(g.exit == 0, "%s", g.text);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(g.json, "verdict")), "pass");
+	assert_all_but_speedup(&g);
+	ck_assert_ptr_null(crit(&g, "speedup"));          /* lesson 1 is the baseline */
+	cJSON *t = cJSON_GetObjectItem(g.json, "timing");
+	ck_assert(num(t, "gflops") > 0);
+	ck_assert_ptr_nonnull(strstr(g.text, "GFLOP/s"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l1_starter_fails_correct)
+{
+	graded g = grade("1", "", NULL);
+	assert_fails(&g, "correct");
+	assert_passes(&g, "builds");
+	assert_passes(&g, "memory_safe");
+	done(&g);
+}
+END_TEST
+
+START_TEST(l1_compile_error_at_student_line)
+{
+	graded g = grade("1", FX "l1_compile_error.cl", NULL);
+	assert_fails(&g, "builds");
+	ck_assert_msg(strstr(message(&g, "builds"), FX "l1_compile_error.cl:10:43: error:") != NULL,
+	              "%s", message(&g, "builds"));
+	ck_assert_ptr_nonnull(strstr(g.text, FX "l1_compile_error.cl:10:43: error:"));
+	ck_assert_ptr_null(strstr(g.text, "tempfile"));
+	ck_assert_ptr_nonnull(strstr(g.text, "^"));       /* the caret under the column */
+	ck_assert_str_eq(status(&g, "correct"), "not_checked");
+	done(&g);
+}
+END_TEST
+
+START_TEST(l1_hang_fails_runs)
+{
+	graded g = grade("1", FX "l1_hang.cl", "--timeout 3");
+	assert_fails(&g, "runs");
+	ck_assert_ptr_nonnull(strstr(message(&g, "runs"), "timed out"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l1_oob_write_fails_memory_safe)
+{
+	graded g = grade("1", FX "l1_oob_write.cl", NULL);
+	assert_fails(&g, "memory_safe");
+	ck_assert_msg(strstr(message(&g, "memory_safe"), "C: 1 float written past the end") != NULL,
+	              "%s", message(&g, "memory_safe"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l1_nan_fails_correct)
+{
+	graded g = grade("1", FX "l1_nan.cl", NULL);
+	assert_fails(&g, "correct");
+	ck_assert_ptr_nonnull(strstr(message(&g, "correct"), "NaN"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l1_wrong_index_says_swapped)
+{
+	graded g = grade("1", FX "l1_wrong_index.cl", NULL);
+	assert_fails(&g, "correct");
+	ck_assert_ptr_nonnull(strstr(message(&g, "correct"), "swapped"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l1_hardcoded_n_fails_correct)
+{
+	graded g = grade("1", FX "l1_hardcoded_n.cl", NULL);
+	assert_fails(&g, "correct");
+	assert_passes(&g, "memory_safe");
+	done(&g);
+}
+END_TEST
+
+START_TEST(l1_no_edge_guard_fails_memory_safe)
+{
+	graded g = grade("1", FX "l1_no_edge_guard.cl", NULL);
+	assert_fails(&g, "memory_safe");
+	ck_assert_ptr_nonnull(strstr(message(&g, "memory_safe"), "past the end"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l1_includes_refused_and_never_echoed)
+{
+	const char *files[] = { FX "l1_include_passwd.cl", FX "l1_include_macro.cl" };
+	for (int i = 0; i < 2; i++) {
+		graded g = grade("1", files[i], NULL);
+		assert_fails(&g, "builds");
+		ck_assert_ptr_nonnull(strstr(message(&g, "builds"), "refused"));
+		ck_assert_msg(strstr(g.text, "root:") == NULL, "leaked /etc/passwd:\n%s", g.text);
+		done(&g);
+	}
+}
+END_TEST
+
+START_TEST(missing_kernel_file_is_exit_2)
+{
+	int st = system("build/clgrade check 1 /nonexistent.cl >/dev/null 2>&1");
+	ck_assert_int_eq(WEXITSTATUS(st), 2);
+	st = system("build/clgrade check 99 >/dev/null 2>&1");
+	ck_assert_int_eq(WEXITSTATUS(st), 2);
+	st = system("build/clgrade check 1 --device no-such-device >/dev/null 2>&1");
+	ck_assert_int_eq(WEXITSTATUS(st), 2);
+}
+END_TEST
+
+/* ---- lesson 2 ---- */
+
+START_TEST(l2_solution_passes_all_but_timing)
+{
+	graded g = grade("2", "kernels/solutions/02-tiled-matmul.cl", NULL);
+	assert_all_but_speedup(&g);
+	ck_assert_int_eq((int)num(cJSON_GetObjectItem(g.json, "local_memory"), "bytes_per_group"), 2048);
+	done(&g);
+}
+END_TEST
+
+START_TEST(l2_starter_fails_uses_local_memory_first)
+{
+	graded g = grade("2", "", NULL);
+	assert_fails(&g, "uses_local_memory");
+	assert_passes(&g, "correct");
+	ck_assert_ptr_nonnull(strstr(g.text, "first: uses_local_memory"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l2_missing_barriers_race_at_their_lines)
+{
+	const char *files[] = { FX "l2_no_barrier1.cl", FX "l2_no_barrier2.cl" };
+	for (int i = 0; i < 2; i++) {
+		graded g = grade("2", files[i], NULL);
+		assert_fails(&g, "race_free");
+		cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "diagnostics"), 0);
+		ck_assert_ptr_nonnull(d);
+		ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(d, "kind")), "data_race");
+		ck_assert_int_gt(cJSON_GetObjectItem(d, "line")->valueint, 0);
+		ck_assert_ptr_nonnull(strstr(message(&g, "race_free"), files[i]));
+		done(&g);
+	}
+}
+END_TEST
+
+START_TEST(l2_forgotten_edge_tiles_fail_correct)
+{
+	graded g = grade("2", FX "l2_no_edge_tiles.cl", NULL);
+	assert_fails(&g, "correct");
+	done(&g);
+}
+END_TEST
+
+START_TEST(l2_bank_conflict_fails_conflict_free)
+{
+	graded g = grade("2", FX "l2_bank_conflict.cl", NULL);
+	assert_fails(&g, "conflict_free");
+	assert_passes(&g, "correct");
+	done(&g);
+}
+END_TEST
+
+START_TEST(l2_tiling_cuts_global_loads_by_tile)
+{
+	graded n = grade("1", "kernels/solutions/01-naive-matmul.cl", NULL);
+	graded t = grade("2", "kernels/solutions/02-tiled-matmul.cl", NULL);
+	double bn = num(cJSON_GetObjectItem(n.json, "global_memory"), "bytes_loaded_per_flop");
+	double bt = num(cJSON_GetObjectItem(t.json, "global_memory"), "bytes_loaded_per_flop");
+	ck_assert_msg(bn > 3.99 && bn < 4.01, "naive loads %.3f B/FLOP", bn);
+	ck_assert_msg(bn / bt > 15.9 && bn / bt < 16.1, "ratio %.3f, expected TILE=16", bn / bt);
+	done(&n);
+	done(&t);
+}
+END_TEST
+
+/* ---- lesson 3 ---- */
+
+START_TEST(l3_solution_passes_all_but_timing)
+{
+	graded g = grade("3", "kernels/solutions/03-transpose-padding.cl", NULL);
+	assert_all_but_speedup(&g);
+	cJSON *st = site(&g, "global_memory", "store", 0);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_double_eq_tol(num(st, "sectors_per_request"), 4.0, 0.01);
+	done(&g);
+}
+END_TEST
+
+START_TEST(l3_unpadded_read_is_32_way_store_conflict_free)
+{
+	graded g = grade("3", FX "l3_unpadded.cl", NULL);
+	assert_fails(&g, "conflict_free");
+	cJSON *ld = site(&g, "local_memory", "load", 15), *st = site(&g, "local_memory", "store", 0);
+	ck_assert_msg(ld != NULL, "no load site at line 15:\n%s", g.text);
+	ck_assert_int_eq((int)num(ld, "n_way"), 32);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_int_eq((int)num(st, "n_way"), 1);
+	ck_assert_ptr_nonnull(strstr(message(&g, "conflict_free"), ":15:"));
+	ck_assert_ptr_nonnull(strstr(g.text, "lane -> bank"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l3_swizzle_is_conflict_free)
+{
+	graded g = grade("3", FX "l3_swizzle.cl", NULL);
+	assert_passes(&g, "conflict_free");
+	assert_passes(&g, "correct");
+	done(&g);
+}
+END_TEST
+
+START_TEST(l3_naive_store_is_uncoalesced)
+{
+	graded g = grade("3", "", NULL);     /* the starter is the naive transpose */
+	assert_fails(&g, "uses_local_memory");
+	cJSON *st = site(&g, "global_memory", "store", 0);
+	ck_assert_ptr_nonnull(st);
+	ck_assert_double_eq_tol(num(st, "sectors_per_request"), 32.0, 0.01);
+	ck_assert_double_eq_tol(num(st, "ideal"), 4.0, 0.01);
+	done(&g);
+}
+END_TEST
+
+START_TEST(l3_square_only_fails_correct)
+{
+	graded g = grade("3", FX "l3_square_only.cl", NULL);
+	assert_fails(&g, "correct");
+	ck_assert_ptr_nonnull(strstr(message(&g, "correct"), "square"));
+	done(&g);
+}
+END_TEST
+
+/* ---- lesson 4 ---- */
+
+START_TEST(l4_solution_passes)
+{
+	graded g = grade("4", "kernels/solutions/04-tile-budget.cl", NULL);
+	ck_assert_msg(g.exit == 0, "%s", g.text);
+	assert_passes(&g, "tile_choice");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(g.json, "tiles")), 3);
+	done(&g);
+}
+END_TEST
+
+START_TEST(l4_starter_fails)
+{
+	graded g = grade("4", "", NULL);
+	ck_assert_int_eq(g.exit, 1);
+	done(&g);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("integration");
+	TCase *l1 = tcase_create("lesson1"), *l2 = tcase_create("lesson2"),
+	      *l3 = tcase_create("lesson3"), *l4 = tcase_create("lesson4");
+	TCase *all[] = { l1, l2, l3, l4 };
+	for (int i = 0; i < 4; i++) {
+		tcase_set_timeout(all[i], 120);
+		suite_add_tcase(s, all[i]);
+	}
+	tcase_add_test(l1, l1_solution_passes);
+	tcase_add_test(l1, l1_starter_fails_correct);
+	tcase_add_test(l1, l1_compile_error_at_student_line);
+	tcase_add_test(l1, l1_hang_fails_runs);
+	tcase_add_test(l1, l1_oob_write_fails_memory_safe);
+	tcase_add_test(l1, l1_nan_fails_correct);
+	tcase_add_test(l1, l1_wrong_index_says_swapped);
+	tcase_add_test(l1, l1_hardcoded_n_fails_correct);
+	tcase_add_test(l1, l1_no_edge_guard_fails_memory_safe);
+	tcase_add_test(l1, l1_includes_refused_and_never_echoed);
+	tcase_add_test(l1, missing_kernel_file_is_exit_2);
+	tcase_add_test(l2, l2_solution_passes_all_but_timing);
+	tcase_add_test(l2, l2_starter_fails_uses_local_memory_first);
+	tcase_add_test(l2, l2_missing_barriers_race_at_their_lines);
+	tcase_add_test(l2, l2_forgotten_edge_tiles_fail_correct);
+	tcase_add_test(l2, l2_bank_conflict_fails_conflict_free);
+	tcase_add_test(l2, l2_tiling_cuts_global_loads_by_tile);
+	tcase_add_test(l3, l3_solution_passes_all_but_timing);
+	tcase_add_test(l3, l3_unpadded_read_is_32_way_store_conflict_free);
+	tcase_add_test(l3, l3_swizzle_is_conflict_free);
+	tcase_add_test(l3, l3_naive_store_is_uncoalesced);
+	tcase_add_test(l3, l3_square_only_fails_correct);
+	tcase_add_test(l4, l4_solution_passes);
+	tcase_add_test(l4, l4_starter_fails);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
