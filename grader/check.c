@@ -18,6 +18,7 @@ typedef struct child_ctx {
 	const char *source;
 	check_child *out;
 	const char *trace_out;    /* analysis: where the tracer writes its summary */
+	int no_uninit;            /* analysis: leave Oclgrind's uninitialised-value checker off */
 } child_ctx;
 
 static void stage(check_child *r, const char *fmt, int a, int b)
@@ -253,7 +254,8 @@ static int analysis_main(void *arg)
 	setenv("OCL_ICD_VENDORS", icd, 1);
 	setenv("OCLGRIND_PLUGINS", plugin, 1);
 	setenv("OCLGRIND_DATA_RACES", "1", 1);
-	setenv("OCLGRIND_UNINITIALIZED", "1", 1);
+	if (!c->no_uninit)
+		setenv("OCLGRIND_UNINITIALIZED", "1", 1);
 	setenv("OCLGRIND_NUM_THREADS", "1", 1);
 	setenv("CLTRACE_OUT", c->trace_out, 1);
 	clrun cl;
@@ -304,6 +306,19 @@ static cJSON *read_json(const char *path)
 	return j;
 }
 
+/* Did Oclgrind abort with an internal error whose message mentions what? */
+static int internal_error(cJSON *summary, const char *what)
+{
+	cJSON *f, *all = summary ? cJSON_GetObjectItem(summary, "findings") : NULL;
+	cJSON_ArrayForEach(f, all) {
+		const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
+		const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
+		if (k && m && strcmp(k, "internal_error") == 0 && strstr(m, what))
+			return 1;
+	}
+	return 0;
+}
+
 static void analyse(const check_opts *o, const char *source, check_report *rep)
 {
 	char icd[4200], plugin[4200];
@@ -330,16 +345,27 @@ static void analyse(const check_opts *o, const char *source, check_report *rep)
 		return;
 	close(fd);
 	snprintf(logp, sizeof logp, "%s.log", tmpl);
-	child_ctx c = { o, source, NULL, tmpl };
+	child_ctx c = { o, source, NULL, tmpl, 0 };
 	sandbox_limits lim = { o->timeout_s, o->mem_bytes, logp };
 	sandbox_status st;
 	sandbox_run(analysis_main, &c, &lim, &st);
 	rep->analysis = read_json(tmpl);
+	if (internal_error(rep->analysis, "Uninitialized")) {
+		/* Oclgrind 21.10's uninitialised-value checker aborts on some kernels: run again
+		 * without it rather than lose races, bounds and banks too */
+		cJSON_Delete(rep->analysis);
+		c.no_uninit = 1;
+		sandbox_run(analysis_main, &c, &lim, &st);
+		rep->analysis = read_json(tmpl);
+		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind's uninitialised-value "
+		         "checker failed on this kernel (an Oclgrind limitation), so reads of "
+		         "uninitialised memory were not checked");
+	}
 	if (!rep->analysis)
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis produced "
 		         "no result (%s); races, out-of-bounds reads and bank conflicts are not checked",
 		         st.what);
-	else if (st.end != SANDBOX_EXITED || st.code != 0)
+	else if ((st.end != SANDBOX_EXITED || st.code != 0) && !rep->analysis_note[0])
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind run %s", st.what);
 	unlink(tmpl);
 	unlink(logp);
@@ -387,7 +413,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 			free(source);
 			return rep->exit_code = 2;
 		}
-		child_ctx c = { o, source, shared, NULL };
+		child_ctx c = { o, source, shared, NULL, 0 };
 		sandbox_limits lim = { o->timeout_s, o->mem_bytes, NULL };
 		sandbox_status st;
 		sandbox_run(child_main, &c, &lim, &st);

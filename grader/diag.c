@@ -171,9 +171,7 @@ static char *clean_source(const char *s, int lenient)
 	/* Backslash-newlines. */
 	int pending = 0;
 	for (s = a, p = b; *s;) {
-		size_t k = 1;
-		while (lenient && (s[k] == ' ' || s[k] == '\t' || s[k] == '\f' || s[k] == '\v'))
-			k++;
+		size_t k = 1 + (lenient && s[0] == '\\' ? strspn(s + 1, " \t\f\v") : 0);
 		if (s[0] == '\\' && s[k] == '\n') {
 			s += k + 1, pending++;
 		} else if (*s == '\n') {
@@ -187,6 +185,7 @@ static char *clean_source(const char *s, int lenient)
 	*p = '\0';
 	/* Comments and literals (a literal ends at its line's end when unterminated). */
 	char quote = 0;
+	pending = 0;
 	for (s = b, p = o; *s;) {
 		if (quote && *s != '\n') {
 			if (*s == '\\' && s[1] && s[1] != '\n')

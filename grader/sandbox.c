@@ -69,7 +69,7 @@ static void child_setup(const sandbox_limits *lim)
 static void describe(sandbox_status *st, int status, double timeout)
 {
 	if (st->end == SANDBOX_TIMEOUT) {
-		snprintf(st->what, sizeof st->what, "timed out after %.0f s (killed)", timeout);
+		snprintf(st->what, sizeof st->what, "timed out after %g s (killed)", timeout);
 	} else if (WIFSIGNALED(status)) {
 		st->end = SANDBOX_SIGNALED;
 		st->code = WTERMSIG(status);

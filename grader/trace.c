@@ -702,6 +702,8 @@ trace_record(trace *t, const trace_access *a)
 static const char *
 classify(const char *first)
 {
+	if (strstr(first, "FATAL ERROR"))
+		return "internal_error";    /* Oclgrind itself gave up: not the kernel's fault */
 	if (strstr(first, "data race"))
 		return "data_race";
 	if (strncmp(first, "Work-group divergence detected", 30) == 0)
