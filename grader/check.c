@@ -229,6 +229,9 @@ static int child_main(void *arg)
 	}
 	if (ok) {
 		cl_kernel base = l->baseline ? build_baseline(&cl, l) : NULL;
+		stage(r, "waiting for the analysis to finish%.0d%.0d", 0, 0);
+		while (!__atomic_load_n(&r->analysis_done, __ATOMIC_SEQ_CST))
+			usleep(2000);
 		r->baseline_failed = l->baseline && !base;
 		timing(&cl, k, base, c, l->tile);
 		if (base)
@@ -319,13 +322,23 @@ static int internal_error(cJSON *summary, const char *what)
 	return 0;
 }
 
-static void analyse(const check_opts *o, const char *source, check_report *rep)
+/* The analysis in flight: a child running the kernel under Oclgrind with our tracer. */
+typedef struct analysis {
+	int running;
+	child_ctx c;
+	sandbox_child child;
+	sandbox_limits lim;
+	char out[64], log[80];
+} analysis;
+
+/* Start the analysis child, or say in rep->analysis_note why there is none. */
+static void analysis_start(const check_opts *o, const char *source, check_report *rep, analysis *a)
 {
-	char icd[4200], plugin[4200];
+	char icd[4200], plugin[4200], lib[4096] = "";
+	memset(a, 0, sizeof *a);
 	snprintf(icd, sizeof icd, "%s/build/oclgrind-icd/oclgrind.icd", lesson_root());
 	snprintf(plugin, sizeof plugin, "%s/build/libcltrace.so", lesson_root());
 	FILE *f = fopen(icd, "r");
-	char lib[4096] = "";
 	if (f) {
 		if (!fgets(lib, sizeof lib, f))
 			lib[0] = '\0';
@@ -339,24 +352,32 @@ static void analyse(const check_opts *o, const char *source, check_report *rep)
 		         "and run `make`", !lib[0] || access(lib, R_OK) ? "oclgrind" : "build/libcltrace.so");
 		return;
 	}
-	char tmpl[] = "/tmp/clgrade-trace-XXXXXX", logp[64];
-	int fd = mkstemp(tmpl);
+	snprintf(a->out, sizeof a->out, "/tmp/clgrade-trace-XXXXXX");
+	int fd = mkstemp(a->out);
 	if (fd < 0)
 		return;
 	close(fd);
-	snprintf(logp, sizeof logp, "%s.log", tmpl);
-	child_ctx c = { o, source, NULL, tmpl, 0 };
-	sandbox_limits lim = { o->timeout_s, o->mem_bytes, logp };
+	snprintf(a->log, sizeof a->log, "%s.log", a->out);
+	a->c = (child_ctx){ o, source, NULL, a->out, 0 };
+	a->lim = (sandbox_limits){ o->timeout_s, o->mem_bytes, a->log };
+	a->running = sandbox_spawn(analysis_main, &a->c, &a->lim, &a->child) == 0;
+}
+
+/* Wait for the analysis and read its summary into rep->analysis. */
+static void analysis_finish(check_report *rep, analysis *a)
+{
+	if (!a->running)
+		return;
 	sandbox_status st;
-	sandbox_run(analysis_main, &c, &lim, &st);
-	rep->analysis = read_json(tmpl);
+	sandbox_wait(&a->child, &st);
+	rep->analysis = read_json(a->out);
 	if (internal_error(rep->analysis, "Uninitialized")) {
 		/* Oclgrind 21.10's uninitialised-value checker aborts on some kernels: run again
 		 * without it rather than lose races, bounds and banks too */
 		cJSON_Delete(rep->analysis);
-		c.no_uninit = 1;
-		sandbox_run(analysis_main, &c, &lim, &st);
-		rep->analysis = read_json(tmpl);
+		a->c.no_uninit = 1;
+		sandbox_run(analysis_main, &a->c, &a->lim, &st);
+		rep->analysis = read_json(a->out);
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind's uninitialised-value "
 		         "checker failed on this kernel (an Oclgrind limitation), so reads of "
 		         "uninitialised memory were not checked");
@@ -367,8 +388,9 @@ static void analyse(const check_opts *o, const char *source, check_report *rep)
 		         st.what);
 	else if ((st.end != SANDBOX_EXITED || st.code != 0) && !rep->analysis_note[0])
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind run %s", st.what);
-	unlink(tmpl);
-	unlink(logp);
+	unlink(a->out);
+	unlink(a->log);
+	a->running = 0;
 }
 
 /* ---- orchestration -------------------------------------------------------------------- */
@@ -415,8 +437,25 @@ int check_lesson(const check_opts *o, check_report *rep)
 		}
 		child_ctx c = { o, source, shared, NULL, 0 };
 		sandbox_limits lim = { o->timeout_s, o->mem_bytes, NULL };
+		sandbox_child main_child;
 		sandbox_status st;
-		sandbox_run(child_main, &c, &lim, &st);
+		analysis an = { 0 };
+		/* The analysis runs beside the build and correctness runs; the child waits for it
+		 * to end before timing, so the two never share the CPU while a clock runs. */
+		shared->analysis_done = 1;
+		if (o->analysis) {
+			shared->analysis_done = 0;
+			analysis_start(o, source, rep, &an);
+			shared->analysis_done = !an.running;
+		}
+		if (sandbox_spawn(child_main, &c, &lim, &main_child) != 0) {
+			snprintf(rep->grader_error, sizeof rep->grader_error, "cannot fork: out of processes?");
+			free(source);
+			return rep->exit_code = 2;
+		}
+		analysis_finish(rep, &an);
+		__atomic_store_n(&shared->analysis_done, 1, __ATOMIC_SEQ_CST);
+		sandbox_wait(&main_child, &st);
 		rep->child = *shared;
 		sandbox_unshare(shared, sizeof *shared);
 		if (st.end == SANDBOX_TIMEOUT || st.end == SANDBOX_SIGNALED || st.end == SANDBOX_FAILED ||
@@ -429,10 +468,13 @@ int check_lesson(const check_opts *o, check_report *rep)
 			snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
 			         rep->child.open_err[0] ? rep->child.open_err : rep->run_end);
 			free(source);
+			check_free(rep);
 			return rep->exit_code = 2;
 		}
-		if (o->analysis && rep->child.built && rep->child.kernel_found && !rep->child_timed_out)
-			analyse(o, source, rep);
+		if (!rep->child.built || !rep->child.kernel_found) {
+			check_free(rep);      /* nothing to analyse: the kernel is not there */
+			rep->analysis_note[0] = '\0';
+		}
 	}
 	crit_eval(o, source, rep);
 	free(source);

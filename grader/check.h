@@ -59,6 +59,7 @@ typedef struct check_child {
 	double kernel_ms, baseline_ms;
 	int ntiles;
 	check_tile tiles[LESSON_MAX_TILES];
+	int analysis_done;        /* set by the parent: the CPU is free for timing */
 	int finished;
 } check_child;
 

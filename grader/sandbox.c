@@ -12,7 +12,10 @@
 
 #include "sandbox.h"
 
-static volatile pid_t current_child;
+enum { MAX_LIVE = 8 };
+static volatile pid_t live[MAX_LIVE];   /* children to take down with us */
+static void (*old_int)(int), (*old_term)(int);
+static int nlive;
 
 void *sandbox_shared(size_t size)
 {
@@ -33,13 +36,30 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Ctrl-C or a kill of the grader takes the child's process group with it. */
+/* Ctrl-C or a kill of the grader takes the children's process groups with it. */
 static void forward(int sig)
 {
-	if (current_child > 0)
-		kill(-current_child, SIGKILL);
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live[i] > 0)
+			kill(-live[i], SIGKILL);
 	signal(sig, SIG_DFL);
 	raise(sig);
+}
+
+static void track(pid_t pid, int add)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (add ? live[i] == 0 : live[i] == pid) {
+			live[i] = add ? pid : 0;
+			break;
+		}
+	if (add && nlive++ == 0) {
+		old_int = signal(SIGINT, forward);
+		old_term = signal(SIGTERM, forward);
+	} else if (!add && --nlive == 0) {
+		signal(SIGINT, old_int);
+		signal(SIGTERM, old_term);
+	}
 }
 
 static void child_setup(const sandbox_limits *lim)
@@ -82,17 +102,15 @@ static void describe(sandbox_status *st, int status, double timeout)
 	}
 }
 
-int sandbox_run(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sandbox_status *st)
+int sandbox_spawn(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sandbox_child *c)
 {
-	memset(st, 0, sizeof *st);
+	memset(c, 0, sizeof *c);
+	c->lim = *lim;
 	fflush(NULL);
-	double t0 = now();
+	c->t0 = now();
 	pid_t pid = fork();
-	if (pid < 0) {
-		st->end = SANDBOX_FAILED;
-		snprintf(st->what, sizeof st->what, "fork failed: %s", strerror(errno));
+	if (pid < 0)
 		return -1;
-	}
 	if (pid == 0) {
 		child_setup(lim);
 		int rc = fn(arg);
@@ -100,11 +118,17 @@ int sandbox_run(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sand
 		_exit(rc);
 	}
 	setpgid(pid, pid);       /* also from the parent: no race with the child's own call */
-	current_child = pid;
-	void (*old_int)(int) = signal(SIGINT, forward);
-	void (*old_term)(int) = signal(SIGTERM, forward);
+	c->pid = pid;
+	track(pid, 1);
+	return 0;
+}
+
+int sandbox_wait(sandbox_child *c, sandbox_status *st)
+{
+	memset(st, 0, sizeof *st);
 	int status = 0;
 	useconds_t nap = 500;
+	pid_t pid = c->pid;
 	for (;;) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 		if (r == pid)
@@ -114,7 +138,7 @@ int sandbox_run(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sand
 			snprintf(st->what, sizeof st->what, "waitpid failed: %s", strerror(errno));
 			break;
 		}
-		if (lim->timeout_s > 0 && now() - t0 > lim->timeout_s) {
+		if (c->lim.timeout_s > 0 && now() - c->t0 > c->lim.timeout_s) {
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
 			waitpid(pid, &status, 0);
@@ -126,11 +150,21 @@ int sandbox_run(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sand
 			nap *= 2;
 	}
 	kill(-pid, SIGKILL);     /* anything the child left behind in its group */
-	current_child = 0;
-	signal(SIGINT, old_int);
-	signal(SIGTERM, old_term);
-	st->wall_s = now() - t0;
+	track(pid, 0);
+	st->wall_s = now() - c->t0;
 	if (st->end != SANDBOX_FAILED)
-		describe(st, status, lim->timeout_s);
+		describe(st, status, c->lim.timeout_s);
 	return st->end == SANDBOX_FAILED ? -1 : 0;
+}
+
+int sandbox_run(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sandbox_status *st)
+{
+	sandbox_child c;
+	if (sandbox_spawn(fn, arg, lim, &c) != 0) {
+		memset(st, 0, sizeof *st);
+		st->end = SANDBOX_FAILED;
+		snprintf(st->what, sizeof st->what, "fork failed: %s", strerror(errno));
+		return -1;
+	}
+	return sandbox_wait(&c, st);
 }

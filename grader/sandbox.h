@@ -28,6 +28,18 @@ typedef struct sandbox_status {
 void *sandbox_shared(size_t size);
 void sandbox_unshare(void *p, size_t size);
 
+/* A running child, for running two at once (the check and its analysis). */
+typedef struct sandbox_child {
+	int pid;
+	double t0;
+	sandbox_limits lim;
+} sandbox_child;
+
+/* Start fn(arg) in a limited child (0, or -1 when fork failed); sandbox_wait waits for it
+ * until its own deadline, then kills its process group.  Same outcome as sandbox_run. */
+int sandbox_spawn(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sandbox_child *c);
+int sandbox_wait(sandbox_child *c, sandbox_status *st);
+
 /* Fork, apply limits, run fn(arg) in the child and _exit with its return value; wait at most
  * timeout_s, then kill the child's whole process group.  Returns 0 when the child ran (see
  * st->end for how it ended), -1 when it could not be started. */

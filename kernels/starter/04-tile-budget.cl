@@ -15,7 +15,8 @@
  * Check:  make check LESSON=4        Stuck?  make hint LESSON=4
  */
 /* TODO 2: CHOSEN_TILE_SM90 is 8, 16 or 32; CHOSEN_LIMITER_SM90 is one of
- * threads, groups, registers, local_memory (what limits occupancy at that TILE). */
+ * threads, groups, registers, local_memory (what limits occupancy at that TILE;
+ * where the report says "warps", write warps or threads). */
 #define CHOSEN_TILE_SM90 0
 #define CHOSEN_LIMITER_SM90 TODO
 
