@@ -59,7 +59,7 @@ static int child_raise_segv(void *arg)
 
 static int child_null_write(void *arg)
 {
-	int *volatile p = NULL;
+	volatile int *volatile p = NULL;
 	*p = 1;
 	return 0;
 }
