@@ -118,11 +118,15 @@ static void timing(clrun *cl, cl_kernel k, cl_kernel base, const child_ctx *c, i
 	const lesson *l = c->o->l;
 	ref_problem p;
 	clrun_bufs b;
-	int rows = l->time_size.rows, cols = l->time_size.cols;
+	/* a GPU needs a large problem to dwarf launch costs; its CPU reference would take seconds,
+	 * so there the large run is checked for bounds only (correctness was shown below it) */
+	int gpu = strcmp(r->dev.type, "GPU") == 0;
+	lesson_size ts = gpu ? l->time_size_gpu : l->time_size;
+	int rows = ts.rows, cols = ts.cols;
 	stage(r, "timing at %dx%d", rows, cols);
-	if (ref_setup(&p, l->kind, rows, cols, c->o->seed + 99) != 0)
+	if ((gpu ? ref_setup_inputs : ref_setup)(&p, l->kind, rows, cols, c->o->seed + 99) != 0)
 		return;
-	check_run *run = &r->runs[r->nruns++];
+	check_run *run = gpu ? &(check_run){ 0 } : &r->runs[r->nruns++];
 	run->rows = rows, run->cols = cols, run->tile = tile;
 	float *out = malloc(p.out_len * sizeof(float));
 	double ks[16], bs[16], w = 0, bw = 0;
@@ -132,17 +136,17 @@ static void timing(clrun *cl, cl_kernel k, cl_kernel base, const child_ctx *c, i
 	if (run->err == CL_SUCCESS)
 		run->err = clrun_download(cl, &b, out, &run->violations, run->guard_msg,
 		                          sizeof run->guard_msg);
-	if (run->err == CL_SUCCESS) {
+	if (run->err == CL_SUCCESS && !gpu) {
 		ref_compare(&p, out, tile, &run->cmp);
 		run->done = 1;
 	}
-	if (run->err != CL_SUCCESS || !run->cmp.passed || run->violations)
+	if (run->err != CL_SUCCESS || (!gpu && !run->cmp.passed) || run->violations)
 		goto out;
 	if (base && clrun_launch(cl, base, &b, l->tile, &bw) != CL_SUCCESS)
 		r->baseline_failed = 1, base = NULL;
-	/* about a second of timed launches in all, 3 to 9 of each */
-	int reps = (int)(1000.0 / (w + bw + 1e-3));
-	reps = reps < 3 ? 3 : reps > 9 ? 9 : reps;
+	/* about half a second of timed launches in all, 3 to 15 of each */
+	int reps = (int)(500.0 / (w + bw + 1e-3));
+	reps = reps < 3 ? 3 : reps > 15 ? 15 : reps;
 	for (int i = 0; i < reps; i++) {
 		if (clrun_launch(cl, k, &b, tile, &ks[i]) != CL_SUCCESS)
 			goto out;

@@ -32,7 +32,8 @@ typedef struct lesson {
 	const char *baseline;       /* baseline kernel file under grader/baselines/, or NULL */
 	const char *baseline_kernel;
 	lesson_size sizes[LESSON_MAX_SIZES]; /* correctness sizes, {0,0}-terminated      */
-	lesson_size time_size;      /* timing size (also checked for correctness)           */
+	lesson_size time_size;      /* timing size on a CPU (also checked for correctness)  */
+	lesson_size time_size_gpu;  /* timing size on a GPU: large enough to dwarf launch cost */
 	lesson_size analysis_size;  /* small size run under Oclgrind                         */
 	double speedup_cpu;         /* pass bar for speedup on a CPU device (measured)       */
 	double speedup_gpu;         /* pass bar on a GPU device (measured on an H200)        */

@@ -50,7 +50,7 @@ static void transpose_ref(ref_problem *p)
 		}
 }
 
-int ref_setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed)
+static int setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed, int with_ref)
 {
 	memset(p, 0, sizeof *p);
 	p->kind = kind;
@@ -78,6 +78,8 @@ int ref_setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t see
 		for (size_t j = 0; j < n; j++)
 			p->in[i][j] = ref_randf(&seed);
 	}
+	if (!with_ref)
+		return 0;
 	p->expect = calloc(n, sizeof(double));
 	p->scale = calloc(n, sizeof(double));
 	if (!p->expect || !p->scale)
@@ -87,6 +89,16 @@ int ref_setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t see
 	else
 		transpose_ref(p);
 	return 0;
+}
+
+int ref_setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed)
+{
+	return setup(p, kind, rows, cols, seed, 1);
+}
+
+int ref_setup_inputs(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed)
+{
+	return setup(p, kind, rows, cols, seed, 0);
 }
 
 void ref_free(ref_problem *p)

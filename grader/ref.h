@@ -28,6 +28,9 @@ typedef struct ref_problem {
 
 /* Allocate inputs (uniform in [-1,1) from seed) and compute the reference.  0 on success. */
 int ref_setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed);
+/* The same inputs without the reference (expect = scale = NULL): for timing at sizes whose
+ * CPU reference would cost seconds; ref_compare must not be called on it. */
+int ref_setup_inputs(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed);
 void ref_free(ref_problem *p);
 
 /* Error bound of element i: matmul 2(K+1)u * sum_k |a_ik||b_kj| (u = 2^-24), which grows

@@ -20,7 +20,7 @@ static int define_value(const char *src, const char *name, char *out, size_t len
 		const char *q = p;
 		while (q > src && (q[-1] == ' ' || q[-1] == '\t'))
 			q--;
-		if (q - 7 < src || strncmp(q - 7, "define", 6) != 0 || !isspace((unsigned char)p[n]))
+		if (q - 6 < src || strncmp(q - 6, "define", 6) != 0 || !isspace((unsigned char)p[n]))
 			continue;
 		const char *v = p + n;
 		while (*v == ' ' || *v == '\t')
