@@ -40,7 +40,12 @@ static cl_kernel build_student(clrun *cl, const child_ctx *c, int tile, cl_int *
 	char opts[4200], *raw = malloc(65536);
 	cl_program prog = NULL;
 	build_options(c->o, tile, opts, sizeof opts);
+	if (strstr(cl->info.platform, "NVIDIA"))   /* ptxas reports registers per work-item */
+		strncat(opts, " -cl-nv-verbose", sizeof opts - strlen(opts) - 1);
 	*err = clrun_build(cl, c->source, opts, &prog, raw ? raw : (char[1]){0}, raw ? 65536 : 1);
+	const char *used = raw ? strstr(raw, "Used ") : NULL;
+	if (used && strstr(used, " registers") && !r->registers)
+		r->registers = atoi(used + 5);
 	if (raw && !r->build_log[0])
 		r->build_errors = diag_rewrite(raw, c->source, c->o->kernel, r->build_log,
 		                               sizeof r->build_log);
@@ -224,6 +229,13 @@ static int child_main(void *arg)
 		return 0;
 	r->kernel_found = 1;
 	clrun_kernel_info(&cl, k, &r->local_bytes, &r->kernel_max_wg);
+	r->local_limit = r->dev.local_mem;
+	if (o->local_mem && o->local_mem < r->local_limit)
+		r->local_limit = o->local_mem;
+	if (r->local_bytes > r->local_limit) {
+		r->over_budget = 1;   /* a finding with both numbers, not a launch failure */
+		return 0;
+	}
 	int ok = 1;
 	for (int i = 0; i < LESSON_MAX_SIZES && l->sizes[i].rows && ok; i++) {
 		check_run *run = &r->runs[r->nruns++];

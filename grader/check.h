@@ -21,6 +21,7 @@ typedef struct check_opts {
 	size_t mem_bytes;         /* RLIMIT_AS of each child; 0 = none */
 	const char *profile;      /* bank profile for conflict_free ("nvidia") */
 	int analysis;             /* run the Oclgrind analysis */
+	size_t local_mem;         /* grade as if the device had this much __local memory (0: its own) */
 } check_opts;
 
 /* One correctness run (a size, at a TILE). */
@@ -52,6 +53,9 @@ typedef struct check_child {
 	char build_log[12288];    /* rewritten against the student's file */
 	int kernel_found;
 	size_t local_bytes, kernel_max_wg;
+	size_t local_limit;       /* the __local budget judged against (device, or --local-mem) */
+	int over_budget;          /* local_bytes > local_limit: not launched */
+	int registers;            /* per work-item, from the compiler's own log; 0 = unknown */
 	int nruns;
 	check_run runs[CHECK_MAX_RUNS];
 	int timed, baseline_failed;

@@ -35,7 +35,7 @@ typedef struct lesson {
 	lesson_size time_size;      /* timing size on a CPU (also checked for correctness)  */
 	lesson_size time_size_gpu;  /* timing size on a GPU: large enough to dwarf launch cost */
 	lesson_size analysis_size;  /* small size run under Oclgrind                         */
-	double speedup_cpu;         /* pass bar for speedup on a CPU device (measured)       */
+	double speedup_cpu;         /* pass bar on a CPU device; 0 = measured, not judged    */
 	double speedup_gpu;         /* pass bar on a GPU device (measured on an H200)        */
 	int tiles[LESSON_MAX_TILES];/* TILE sweep (lesson 4), 0-terminated; empty: tile only */
 } lesson;

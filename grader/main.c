@@ -30,6 +30,8 @@ static void usage(FILE *f)
 	"         --profile P          bank model for conflict_free: nvidia (default), amd-cdna,\n"
 	"                              amd-rdna, intel\n"
 	"         --no-analysis        skip the Oclgrind analysis (races, banks, coalescing)\n"
+	"         --local-mem BYTES    judge __local use against this budget per work-group\n"
+	"                              (e.g. 49152, NVIDIA's OpenCL limit) when the device has more\n"
 	"       clgrade list                                  lessons and their last result\n"
 	"       clgrade devices                               OpenCL platforms and devices\n"
 	"       clgrade occupancy --profile P --work-group T --local-bytes S [--registers R] [--json]\n"
@@ -120,12 +122,12 @@ static int cmd_check(int argc, char **argv)
 		{ "device", required_argument, 0, 'd' }, { "json", required_argument, 0, 'j' },
 		{ "seed", required_argument, 0, 's' }, { "timeout", required_argument, 0, 't' },
 		{ "memory", required_argument, 0, 'm' }, { "profile", required_argument, 0, 'p' },
-		{ "no-analysis", no_argument, 0, 'n' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "no-analysis", no_argument, 0, 'n' }, { "local-mem", required_argument, 0, 'l' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	check_args a = { .o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20,
 	                        .profile = "nvidia", .analysis = 1 } };
 	int c;
-	while ((c = getopt_long(argc, argv, "d:j:s:t:m:p:nh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:j:s:t:m:p:nl:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a.o.device = optarg; break;
 		case 'j': a.json = optarg; break;
@@ -134,6 +136,7 @@ static int cmd_check(int argc, char **argv)
 		case 'm': a.o.mem_bytes = (size_t)atol(optarg) << 20; break;
 		case 'p': a.o.profile = optarg; break;
 		case 'n': a.o.analysis = 0; break;
+		case 'l': a.o.local_mem = (size_t)atol(optarg); break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -111,18 +111,34 @@ static void text_global(FILE *f, const check_report *rep)
 		        dval(gb, "loaded") / (2 * n * n * n));
 }
 
+/* The kernel through one occupancy profile: its work-group, its local bytes, and its
+ * registers where the device's compiler reported them (NVIDIA counts, NVIDIA profiles only). */
+static occ_result occupancy(const check_report *rep, const occ_profile *p, int *regs_used)
+{
+	int wg = rep->opts.l->tile * rep->opts.l->tile;
+	occ_input in = { .work_group = wg, .local_bytes = (long)rep->child.local_bytes };
+	*regs_used = rep->child.registers && p->vendor == OCC_NVIDIA &&
+	             strstr(rep->child.dev.platform, "NVIDIA");
+	if (*regs_used)
+		in.registers = rep->child.registers;
+	return occ_compute(p, &in);
+}
+
 static void text_occupancy(FILE *f, const check_report *rep)
 {
 	const check_child *ch = &rep->child;
 	if (!ch->kernel_found)
 		return;
-	int wg = rep->opts.l->tile * rep->opts.l->tile;
-	fprintf(f, "\n%soccupancy%s (work-group %d, %zu B __local; registers not known on this "
-	        "device, so not limiting)\n", C_BOLD, C_END, wg, ch->local_bytes);
+	int wg = rep->opts.l->tile * rep->opts.l->tile, regs;
+	fprintf(f, "\n%soccupancy%s (work-group %d, %zu B __local; ", C_BOLD, C_END, wg, ch->local_bytes);
+	if (ch->registers)
+		fprintf(f, "%d registers per work-item measured by the device's compiler, used for "
+		        "the NVIDIA rows)\n", ch->registers);
+	else
+		fprintf(f, "registers not reported by this device, so assumed not limiting)\n");
 	for (int i = 0; i < occ_profile_count(); i++) {
 		const occ_profile *p = occ_profile_at(i);
-		occ_input in = { .work_group = wg, .local_bytes = (long)ch->local_bytes };
-		occ_result r = occ_compute(p, &in);
+		occ_result r = occupancy(rep, p, &regs);
 		if (r.status == OCC_OK)
 			fprintf(f, "  %-14s %2d groups/CU  %3.0f%%  limited by %s\n", p->name,
 			        r.groups_per_cu, 100 * r.occupancy, occ_limiter_name(r.limiter));
@@ -335,11 +351,10 @@ static void json_occupancy(cJSON *root, const check_report *rep)
 	cJSON *a = cJSON_AddArrayToObject(root, "occupancy");
 	if (!rep->child.kernel_found)
 		return;
-	int wg = rep->opts.l->tile * rep->opts.l->tile;
+	int wg = rep->opts.l->tile * rep->opts.l->tile, regs;
 	for (int i = 0; i < occ_profile_count(); i++) {
 		const occ_profile *p = occ_profile_at(i);
-		occ_input in = { .work_group = wg, .local_bytes = (long)rep->child.local_bytes };
-		occ_result r = occ_compute(p, &in);
+		occ_result r = occupancy(rep, p, &regs);
 		int fits = r.status == OCC_OK;
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "profile", p->name);
@@ -353,7 +368,9 @@ static void json_occupancy(cJSON *root, const check_report *rep)
 			cJSON_AddNumberToObject(o, "needed", (double)r.needed);
 			cJSON_AddNumberToObject(o, "available", (double)r.available);
 		}
-		cJSON_AddBoolToObject(o, "registers_known", 0);
+		cJSON_AddBoolToObject(o, "registers_known", regs);
+		if (regs)
+			cJSON_AddNumberToObject(o, "registers", rep->child.registers);
 		cJSON_AddItemToArray(a, o);
 	}
 }
