@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -193,7 +194,8 @@ static void tile_sweep(clrun *cl, const child_ctx *c)
 		t->err = run.err;
 		ref_problem p;
 		clrun_bufs b;
-		if (t->correct && ref_setup(&p, l->kind, l->time_size.rows, l->time_size.cols, 7) == 0) {
+		lesson_size ts = strcmp(r->dev.type, "GPU") == 0 ? l->time_size_gpu : l->time_size;
+		if (t->correct && ref_setup_inputs(&p, l->kind, ts.rows, ts.cols, 7) == 0) {
 			double ms[3];
 			if (clrun_upload(cl, &p, &b, 1) == CL_SUCCESS &&
 			    clrun_launch(cl, k, &b, tile, &ms[0]) == CL_SUCCESS &&
@@ -217,11 +219,19 @@ static int child_main(void *arg)
 	const lesson *l = o->l;
 	check_child *r = c->out;
 	clrun cl;
+	/* NVIDIA's compute cache would hide ptxas's register report on a rebuild */
+	setenv("CUDA_CACHE_DISABLE", "1", 1);
 	stage(r, "opening the OpenCL device%.0d%.0d", 0, 0);
 	if (clrun_open(&cl, o->device, r->open_err, sizeof r->open_err) != 0)
 		return 3;
 	r->opened = 1;
 	r->dev = cl.info;
+	/* The memory limit starts now, on CPU devices only: a GPU driver reserves far more
+	 * address space than any kernel's host memory (NVIDIA's fails to load under 8 GiB) */
+	if (o->mem_bytes && strcmp(r->dev.type, "GPU") != 0) {
+		struct rlimit as = { o->mem_bytes, o->mem_bytes };
+		setrlimit(RLIMIT_AS, &as);
+	}
 	stage(r, "building the kernel (TILE=%d)%.0d", l->tile, 0);
 	cl_kernel k = build_student(&cl, c, l->tile, &r->build_err);
 	r->built = r->build_err == CL_SUCCESS || r->build_err == CL_INVALID_KERNEL_NAME;
@@ -452,7 +462,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 			return rep->exit_code = 2;
 		}
 		child_ctx c = { o, source, shared, NULL, 0 };
-		sandbox_limits lim = { o->timeout_s, o->mem_bytes, NULL };
+		sandbox_limits lim = { o->timeout_s, 0, NULL };  /* memory: see child_main */
 		sandbox_child main_child;
 		sandbox_status st;
 		analysis an = { 0 };

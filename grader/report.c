@@ -154,8 +154,9 @@ static void text_tiles(FILE *f, const check_report *rep)
 	if (!ch->ntiles)
 		return;
 	const occ_profile *p = occ_profile_find("nvidia-sm90");
+	int gpu = strcmp(ch->dev.type, "GPU") == 0;
 	fprintf(f, "\n%sTILE sweep%s (N=%d)\n  TILE  local B  sm90 occ/limiter        time ms  global B/FLOP\n",
-	        C_BOLD, C_END, rep->opts.l->time_size.rows);
+	        C_BOLD, C_END, gpu ? rep->opts.l->time_size_gpu.rows : rep->opts.l->time_size.rows);
 	for (int i = 0; i < ch->ntiles; i++) {
 		const check_tile *t = &ch->tiles[i];
 		occ_input in = { .work_group = t->tile * t->tile, .local_bytes = 2L * t->tile * t->tile * 4 };
@@ -183,9 +184,10 @@ void report_text(FILE *f, const check_report *rep)
 		return;
 	}
 	if (ch->opened)
-		fprintf(f, "%sdevice: %s / %s (%s, %u compute units, %llu KiB %s local memory, max "
-		        "work-group %zu)%s\n", C_DIM, ch->dev.platform, ch->dev.name, ch->dev.type,
-		        ch->dev.compute_units, ch->dev.local_mem >> 10, ch->dev.local_type, ch->dev.max_wg, C_END);
+		fprintf(f, "%sdevice: %s / %s (%s, %u compute units, %llu KiB of local memory %s, "
+		        "max work-group %zu)%s\n", C_DIM, ch->dev.platform, ch->dev.name, ch->dev.type,
+		        ch->dev.compute_units, ch->dev.local_mem >> 10, strcmp(ch->dev.local_type, "local")
+		        ? "emulated in RAM" : "on chip", ch->dev.max_wg, C_END);
 	fprintf(f, "%sseed %llu (reproduce with --seed %llu)%s\n", C_DIM,
 	        (unsigned long long)rep->opts.seed, (unsigned long long)rep->opts.seed, C_END);
 	if (ch->build_log[0])

@@ -260,6 +260,36 @@ START_TEST(l2_solution_passes_all_but_timing)
 }
 END_TEST
 
+START_TEST(l2_over_local_budget_fails_with_both_numbers)
+{
+	graded g = grade("2", FX "l2_local_64k.cl", "--local-mem 49152 --no-analysis");
+	assert_fails(&g, "runs");
+	ck_assert_msg(strstr(message(&g, "runs"), "needs 65536 bytes") != NULL, "%s", message(&g, "runs"));
+	ck_assert_ptr_nonnull(strstr(message(&g, "runs"), "allows 49152"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l2_report_has_occupancy_per_profile)
+{
+	graded g = grade("2", "kernels/solutions/02-tiled-matmul.cl", "--no-analysis");
+	cJSON *occ = cJSON_GetObjectItem(g.json, "occupancy"), *o;
+	ck_assert_int_ge(cJSON_GetArraySize(occ), 11);
+	int sm90 = 0;
+	cJSON_ArrayForEach(o, occ) {
+		ck_assert_int_eq((int)num(o, "local_bytes"), 2048);
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(o, "profile")), "nvidia-sm90") == 0) {
+			sm90 = 1;
+			ck_assert_int_eq((int)num(o, "groups_per_cu"), 8);
+			ck_assert_double_eq_tol(num(o, "occupancy"), 1.0, 1e-9);
+		}
+	}
+	ck_assert(sm90);
+	ck_assert_ptr_nonnull(strstr(g.text, "nvidia-sm90"));
+	done(&g);
+}
+END_TEST
+
 START_TEST(l2_starter_fails_uses_local_memory_first)
 {
 	graded g = grade("2", "", NULL);
@@ -417,6 +447,8 @@ static Suite *suite(void)
 	tcase_add_test(l1, missing_kernel_file_is_exit_2);
 	tcase_add_test(l2, l2_solution_passes_all_but_timing);
 	tcase_add_test(l2, l2_starter_fails_uses_local_memory_first);
+	tcase_add_test(l2, l2_over_local_budget_fails_with_both_numbers);
+	tcase_add_test(l2, l2_report_has_occupancy_per_profile);
 	tcase_add_test(l2, l2_missing_barriers_race_at_their_lines);
 	tcase_add_test(l2, l2_forgotten_edge_tiles_fail_correct);
 	tcase_add_test(l2, l2_bank_conflict_fails_conflict_free);
