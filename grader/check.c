@@ -132,7 +132,7 @@ static void timing(clrun *cl, cl_kernel k, cl_kernel base, const child_ctx *c, i
 	stage(r, "timing at %dx%d", rows, cols);
 	if ((gpu ? ref_setup_inputs : ref_setup)(&p, l->kind, rows, cols, c->o->seed + 99) != 0)
 		return;
-	check_run *run = gpu ? &(check_run){ 0 } : &r->runs[r->nruns++];
+	check_run *run = &r->runs[r->nruns++];   /* on a GPU: bounds only, done stays 0 */
 	run->rows = rows, run->cols = cols, run->tile = tile;
 	float *out = malloc(p.out_len * sizeof(float));
 	double ks[16], bs[16], w = 0, bw = 0;
@@ -469,6 +469,10 @@ int check_lesson(const check_opts *o, check_report *rep)
 		/* The analysis runs beside the build and correctness runs; the child waits for it
 		 * to end before timing, so the two never share the CPU while a clock runs. */
 		shared->analysis_done = 1;
+		if (!o->analysis)
+			snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis was "
+			         "skipped (--no-analysis): races, out-of-bounds reads, bank conflicts and "
+			         "coalescing are not checked");
 		if (o->analysis) {
 			shared->analysis_done = 0;
 			analysis_start(o, source, rep, &an);
@@ -497,8 +501,8 @@ int check_lesson(const check_opts *o, check_report *rep)
 			check_free(rep);
 			return rep->exit_code = 2;
 		}
-		if (!rep->child.built || !rep->child.kernel_found) {
-			check_free(rep);      /* nothing to analyse: the kernel is not there */
+		if (!rep->child.built || !rep->child.kernel_found || rep->child.over_budget) {
+			check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
 			rep->analysis_note[0] = '\0';
 		}
 	}

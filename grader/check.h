@@ -74,6 +74,8 @@ typedef struct check_crit {
 	check_status status;
 	char msg[600];            /* why (for ✗ and not-checked), or a short summary for ✓ */
 	char try_[400];           /* what to try (for ✗) */
+	int env;                  /* not checked because of the grading environment (no Oclgrind,
+	                             speed not judged on this device type): left out of scores */
 } check_crit;
 
 typedef struct check_report {

@@ -150,7 +150,7 @@ static void eval_correct(const check_opts *o, check_report *rep)
 			snprintf(extra, sizeof extra, " -- square sizes are right, so rows and cols are "
 			         "mixed up somewhere (in is rows x cols, out is cols x rows)");
 			try_ = "check every use of rows and cols: the input's row length is cols, the output's is rows";
-		} else if (good) {
+		} else if (good && (good->rows > 1 || good->cols > 1)) {
 			snprintf(extra, sizeof extra, " -- right at %dx%d, so look for a hard-coded size "
 			         "or an assumption that the size is a multiple of TILE", good->rows, good->cols);
 			try_ = "use N (or rows/cols) everywhere, and guard the last partial tile";
@@ -318,6 +318,23 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 
 void tile_eval(const check_opts *o, const char *source, check_report *rep); /* tilechoice.c */
 
+/* Mark what the environment, not the kernel, left unchecked: scores leave it out. */
+static void mark_env(const check_opts *o, check_report *rep)
+{
+	int no_oclgrind = !o->analysis ||
+	                  strncmp(rep->analysis_note, "Oclgrind analysis unavailable", 29) == 0;
+	int gpu = strcmp(rep->child.dev.type, "GPU") == 0;
+	for (int i = 0; i < rep->ncrit; i++) {
+		check_crit *c = &rep->crit[i];
+		if (c->status != CRIT_NOT_CHECKED)
+			continue;
+		if (c->id == CRIT_SPEEDUP)
+			c->env = (gpu ? o->l->speedup_gpu : o->l->speedup_cpu) <= 0;
+		else if (c->id == CRIT_MEMORY_SAFE || c->id == CRIT_RACE_FREE || c->id == CRIT_CONFLICT_FREE)
+			c->env = no_oclgrind;
+	}
+}
+
 void crit_eval(const check_opts *o, const char *source, check_report *rep)
 {
 	for (int id = 0; id < CRIT_COUNT; id++)
@@ -346,6 +363,7 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 			set(&rep->crit[i], CRIT_NOT_CHECKED, NULL, "not checked: the kernel does not build");
 		failed += rep->crit[i].status == CRIT_FAIL;
 	}
+	mark_env(o, rep);
 	rep->verdict_pass = failed == 0;
 	rep->exit_code = failed ? 1 : 0;
 }

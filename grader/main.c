@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "bank.h"
+#include "batch.h"
 #include "check.h"
 #include "clrun.h"
 #include "hint.h"
@@ -32,6 +33,8 @@ static void usage(FILE *f)
 	"         --no-analysis        skip the Oclgrind analysis (races, banks, coalescing)\n"
 	"         --local-mem BYTES    judge __local use against this budget per work-group\n"
 	"                              (e.g. 49152, NVIDIA's OpenCL limit) when the device has more\n"
+	"         --gradescope FILE    also write Gradescope's results.json\n"
+	"       clgrade batch LESSON DIR [--out DIR] [--force] ...  grade a folder of submissions\n"
 	"       clgrade list                                  lessons and their last result\n"
 	"       clgrade devices                               OpenCL platforms and devices\n"
 	"       clgrade occupancy --profile P --work-group T --local-bytes S [--registers R] [--json]\n"
@@ -90,6 +93,7 @@ static int cmd_list(void)
 typedef struct check_args {
 	check_opts o;
 	const char *json;
+	const char *gradescope;
 	int seed_given;
 } check_args;
 
@@ -102,6 +106,14 @@ static int grade(check_args *a, int quiet)
 	if (a->json && report_write_json(&rep, a->json) != 0) {
 		fprintf(stderr, "clgrade: cannot write %s\n", a->json);
 		rc = 2;
+	}
+	if (a->gradescope) {
+		cJSON *gs = report_gradescope(&rep);
+		if (report_write(gs, a->gradescope) != 0) {
+			fprintf(stderr, "clgrade: cannot write %s\n", a->gradescope);
+			rc = 2;
+		}
+		cJSON_Delete(gs);
 	}
 	if (rep.exit_code != 2)
 		save_status(&rep);
@@ -122,12 +134,13 @@ static int cmd_check(int argc, char **argv)
 		{ "device", required_argument, 0, 'd' }, { "json", required_argument, 0, 'j' },
 		{ "seed", required_argument, 0, 's' }, { "timeout", required_argument, 0, 't' },
 		{ "memory", required_argument, 0, 'm' }, { "profile", required_argument, 0, 'p' },
-		{ "no-analysis", no_argument, 0, 'n' }, { "local-mem", required_argument, 0, 'l' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "no-analysis", no_argument, 0, 'n' }, { "local-mem", required_argument, 0, 'l' },
+		{ "gradescope", required_argument, 0, 'g' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	check_args a = { .o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20,
 	                        .profile = "nvidia", .analysis = 1 } };
 	int c;
-	while ((c = getopt_long(argc, argv, "d:j:s:t:m:p:nl:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "d:j:s:t:m:p:nl:g:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'd': a.o.device = optarg; break;
 		case 'j': a.json = optarg; break;
@@ -137,6 +150,7 @@ static int cmd_check(int argc, char **argv)
 		case 'p': a.o.profile = optarg; break;
 		case 'n': a.o.analysis = 0; break;
 		case 'l': a.o.local_mem = (size_t)atol(optarg); break;
+		case 'g': a.gradescope = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -191,6 +205,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (strcmp(cmd, "list") == 0)
 		return cmd_list();
+	if (strcmp(cmd, "batch") == 0)
+		return batch_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "occupancy") == 0)
 		return occ_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "devices") == 0) {

@@ -419,8 +419,12 @@ cJSON *report_json(const check_report *rep)
 		cJSON_AddStringToObject(o, "message", c->msg);
 		if (c->status == CRIT_FAIL && c->try_[0])
 			cJSON_AddStringToObject(o, "try", c->try_);
+		cJSON_AddBoolToObject(o, "scored", !c->env);
 		cJSON_AddItemToArray(crits, o);
 	}
+	int score, max = report_score(rep, &score);
+	cJSON_AddNumberToObject(root, "score", score);
+	cJSON_AddNumberToObject(root, "max_score", max);
 	if (ch->build_log[0])
 		cJSON_AddStringToObject(root, "build_log", ch->build_log);
 	json_correctness(root, rep);
@@ -448,15 +452,69 @@ cJSON *report_json(const check_report *rep)
 	return root;
 }
 
-int report_write_json(const check_report *rep, const char *path)
+int report_score(const check_report *rep, int *score)
 {
-	cJSON *j = report_json(rep);
+	int max = 0;
+	*score = 0;
+	for (int i = 0; i < rep->ncrit; i++) {
+		max += !rep->crit[i].env;
+		*score += rep->crit[i].status == CRIT_PASS;
+	}
+	return max;
+}
+
+cJSON *report_gradescope(const check_report *rep)
+{
+	cJSON *root = cJSON_CreateObject(), *tests = cJSON_CreateArray();
+	int score, max = report_score(rep, &score);
+	cJSON_AddNumberToObject(root, "score", score);
+	cJSON_AddNumberToObject(root, "max_score", max);
+	char out[800];
+	if (rep->exit_code == 2)
+		snprintf(out, sizeof out, "the grader could not run: %s", rep->grader_error);
+	else
+		snprintf(out, sizeof out, "lesson %s: %s%s%s", rep->opts.l->slug,
+		         rep->verdict_pass ? "pass" : "fail", rep->analysis_note[0] ? ". Note: " : "",
+		         rep->analysis_note);
+	cJSON_AddStringToObject(root, "output", out);
+	for (int i = 0; i < rep->ncrit; i++) {
+		const check_crit *c = &rep->crit[i];
+		cJSON *t = cJSON_CreateObject();
+		char text[1100];
+		cJSON_AddStringToObject(t, "name", lesson_crit_id(c->id));
+		cJSON_AddNumberToObject(t, "score", c->status == CRIT_PASS);
+		cJSON_AddNumberToObject(t, "max_score", c->env ? 0 : 1);
+		cJSON_AddStringToObject(t, "status", c->status == CRIT_PASS ? "passed" : "failed");
+		snprintf(text, sizeof text, "%s%s%s", c->msg, c->try_[0] && c->status == CRIT_FAIL ?
+		         "\nTry: " : "", c->status == CRIT_FAIL ? c->try_ : "");
+		cJSON_AddStringToObject(t, "output", text);
+		cJSON_AddItemToArray(tests, t);
+	}
+	cJSON_AddItemToObject(root, "tests", tests);
+	return root;
+}
+
+int report_write(cJSON *j, const char *path)
+{
 	char *s = cJSON_Print(j);
-	cJSON_Delete(j);
-	FILE *f = s ? fopen(path, "w") : NULL;
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *f = s ? fopen(tmp, "w") : NULL;
 	int rc = f && fputs(s, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
 	if (f && fclose(f) != 0)
 		rc = -1;
+	if (rc == 0 && rename(tmp, path) != 0)   /* never a half-written report */
+		rc = -1;
+	if (rc != 0)
+		unlink(tmp);
 	free(s);
+	return rc;
+}
+
+int report_write_json(const check_report *rep, const char *path)
+{
+	cJSON *j = report_json(rep);
+	int rc = report_write(j, path);
+	cJSON_Delete(j);
 	return rc;
 }

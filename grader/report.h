@@ -12,8 +12,15 @@
 void report_text(FILE *f, const check_report *rep);
 /* Build the JSON report (caller deletes it). */
 cJSON *report_json(const check_report *rep);
-/* Write report_json() to path; 0 on success. */
+/* Write report_json() to path (through a temporary file and rename); 0 on success. */
 int report_write_json(const check_report *rep, const char *path);
+/* Write any JSON tree to path the same way; 0 on success. */
+int report_write(cJSON *j, const char *path);
+/* Gradescope's results.json for this check: one test per criterion (1 point each). */
+cJSON *report_gradescope(const check_report *rep);
+/* Criteria passed into *score; returns the maximum: criteria not left unchecked by the
+ * grading environment (check_crit.env). */
+int report_score(const check_report *rep, int *score);
 /* Whether to colour f (a TTY and NO_COLOR unset). */
 int report_color(FILE *f);
 

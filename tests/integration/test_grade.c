@@ -2,6 +2,7 @@
  * grading the shipped solutions, starters and the broken kernels in tests/fixtures/.  Each
  * test runs clgrade as a subprocess (no OpenCL in this process) and reads its JSON report
  * and its terminal text. */
+#define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -424,13 +425,78 @@ START_TEST(l4_starter_fails)
 }
 END_TEST
 
+/* ---- instructors ---- */
+
+static char *csv_row(const char *csv, const char *student)
+{
+	char key[64];
+	snprintf(key, sizeof key, "\n\"%s\",", student);
+	const char *p = strstr(csv, key);
+	if (!p)
+		return NULL;
+	p++;
+	return strndup(p, strcspn(p, "\n"));
+}
+
+START_TEST(batch_grades_a_folder_resumably)
+{
+	char dir[] = "/tmp/clgrade-batch-XXXXXX", cmd[1024], path[256];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/in/bob && cp kernels/solutions/03-transpose-padding.cl "
+	         "%s/in/alice.cl && cp " FX "l3_unpadded.cl %s/in/bob/mine.cl && cp "
+	         FX "l1_include_passwd.cl %s/in/eve.cl", dir, dir, dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(cmd, sizeof cmd, "build/clgrade batch 3 %s/in --out %s/out > %s/log1 2>&1", dir, dir, dir);
+	ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+	snprintf(path, sizeof path, "%s/out/grades.csv", dir);
+	char *csv = slurp(path), *row;
+	ck_assert_ptr_nonnull(csv);
+	ck_assert_ptr_nonnull(strstr(csv, "student,verdict,score,max_score,first_failure,builds"));
+	row = csv_row(csv, "alice");
+	ck_assert_msg(row && strncmp(row, "\"alice\",pass,7,7,", 17) == 0, "%s", csv);
+	free(row);
+	row = csv_row(csv, "bob");
+	ck_assert_msg(row && strstr(row, ",fail,") && strstr(row, "\"conflict_free\""), "%s", csv);
+	free(row);
+	row = csv_row(csv, "eve");
+	ck_assert_msg(row && strstr(row, ",fail,0,7,\"builds\""), "%s", csv);
+	free(row);
+	ck_assert_msg(strstr(csv, "root:") == NULL, "leaked /etc/passwd");
+	free(csv);
+	snprintf(path, sizeof path, "%s/out/gradescope/alice.json", dir);
+	char *gs = slurp(path);
+	cJSON *g = cJSON_Parse(gs);
+	ck_assert_int_eq((int)num(g, "score"), 7);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(g, "tests")), 8);
+	cJSON_Delete(g);
+	free(gs);
+	/* a second run keeps every unchanged report; a changed file is graded again */
+	snprintf(cmd, sizeof cmd, "cp kernels/solutions/03-transpose-padding.cl %s/in/eve.cl && "
+	         "build/clgrade batch 3 %s/in --out %s/out > %s/log2 2>&1", dir, dir, dir, dir);
+	ck_assert_int_eq(WEXITSTATUS(system(cmd)), 0);
+	snprintf(path, sizeof path, "%s/log2", dir);
+	char *log = slurp(path);
+	ck_assert_msg(strstr(log, "2 unchanged") && strstr(log, "1 graded"), "%s", log);
+	free(log);
+	snprintf(path, sizeof path, "%s/out/grades.csv", dir);
+	csv = slurp(path);
+	row = csv_row(csv, "eve");
+	ck_assert_msg(row && strstr(row, ",pass,7,7,"), "%s", csv);
+	free(row);
+	free(csv);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("integration");
 	TCase *l1 = tcase_create("lesson1"), *l2 = tcase_create("lesson2"),
 	      *l3 = tcase_create("lesson3"), *l4 = tcase_create("lesson4");
-	TCase *all[] = { l1, l2, l3, l4 };
-	for (int i = 0; i < 4; i++) {
+	TCase *inst = tcase_create("instructor");
+	TCase *all[] = { l1, l2, l3, l4, inst };
+	for (int i = 0; i < 5; i++) {
 		tcase_set_timeout(all[i], 120);
 		suite_add_tcase(s, all[i]);
 	}
@@ -460,6 +526,7 @@ static Suite *suite(void)
 	tcase_add_test(l3, l3_square_only_fails_correct);
 	tcase_add_test(l4, l4_solution_passes);
 	tcase_add_test(l4, l4_starter_fails);
+	tcase_add_test(inst, batch_grades_a_folder_resumably);
 	return s;
 }
 

@@ -1,0 +1,20 @@
+/* batch.h — `clgrade batch`: an instructor grades a folder of untrusted submissions. */
+#ifndef BATCH_H
+#define BATCH_H
+
+/* clgrade batch LESSON DIR [--out DIR] [--timeout S] [--device S] [--seed N] [--force]
+ *                          [--no-analysis] [--local-mem BYTES]
+ * DIR holds one submission per student: DIR/<student>.cl, or DIR/<student>/ with one .cl file
+ * (or one named after the lesson's slug).  Writes <out>/<student>.json (the check report plus
+ * "student" and "source_hash"), <out>/gradescope/<student>.json, and from all of them
+ * <out>/grades.csv and <out>/grades.json.  Resumable: a student whose report exists with the
+ * same source hash is not graded again unless --force.  argv[0] is "batch".  Returns 0 when
+ * every submission was graded (pass or fail), 2 on usage errors or when the grader could not
+ * run for some submission. */
+int batch_main(int argc, char **argv);
+
+/* 64-bit FNV-1a of a file's bytes as 16 hex digits into out[17] (change detection only,
+ * not a security hash); 0 on success. */
+int batch_hash_file(const char *path, char out[17]);
+
+#endif
