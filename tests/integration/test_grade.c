@@ -2,7 +2,6 @@
  * grading the shipped solutions, starters and the broken kernels in tests/fixtures/.  Each
  * test runs clgrade as a subprocess (no OpenCL in this process) and reads its JSON report
  * and its terminal text. */
-#define _GNU_SOURCE
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
