@@ -253,7 +253,7 @@ static int child_main(void *arg)
 		ok = correctness_run(&cl, k, o, l->sizes[i].rows, l->sizes[i].cols, l->tile,
 		                     o->seed + i, run) == 0;
 	}
-	if (ok) {
+	if (ok && !l->tiles[0]) {   /* a TILE sweep (lesson 4) times every TILE itself */
 		cl_kernel base = l->baseline ? build_baseline(&cl, l) : NULL;
 		stage(r, "waiting for the analysis to finish%.0d%.0d", 0, 0);
 		while (!__atomic_load_n(&r->analysis_done, __ATOMIC_SEQ_CST))
@@ -264,8 +264,12 @@ static int child_main(void *arg)
 			clReleaseKernel(base);
 	}
 	clReleaseKernel(k);
-	if (ok && l->tiles[0])
+	if (ok && l->tiles[0]) {
+		stage(r, "waiting for the analysis to finish%.0d%.0d", 0, 0);
+		while (!__atomic_load_n(&r->analysis_done, __ATOMIC_SEQ_CST))
+			usleep(2000);
 		tile_sweep(&cl, c);
+	}
 	clrun_close(&cl);
 	r->finished = 1;
 	return 0;
@@ -285,7 +289,6 @@ static int analysis_main(void *arg)
 	setenv("OCLGRIND_DATA_RACES", "1", 1);
 	if (!c->no_uninit)
 		setenv("OCLGRIND_UNINITIALIZED", "1", 1);
-	setenv("OCLGRIND_NUM_THREADS", "1", 1);
 	setenv("CLTRACE_OUT", c->trace_out, 1);
 	clrun cl;
 	if (clrun_open(&cl, "Oclgrind", err, sizeof err) != 0) {

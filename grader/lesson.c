@@ -27,7 +27,7 @@ static const lesson lessons[] = {
 	  { {1, 1}, {100, 37}, {37, 100}, {64, 64}, {33, 65} }, {2000, 2000}, {8192, 8192}, {64, 96}, 0, 2.0, {0} },
 	{ 4, "04-tile-budget", "choosing TILE within the local-memory budget", "matmul_tiled", KIND_MATMUL, 16,
 	  CORE | LOCAL | CRIT_BIT(CRIT_TILE_CHOICE), NULL, NULL,
-	  { {1, 1}, {17, 17}, {100, 100} }, {480, 480}, {2048, 2048}, {64, 64}, 0, 0, {8, 16, 32, 0} },
+	  { {1, 1}, {17, 17}, {100, 100}, {256, 256} }, {480, 480}, {2048, 2048}, {48, 48}, 0, 0, {8, 16, 32, 0} },
 };
 
 static const char *crit_ids[CRIT_COUNT] = {
