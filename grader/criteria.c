@@ -111,8 +111,11 @@ static void eval_runs(const check_opts *o, check_report *rep)
 		    "the kernel needs %zu bytes of __local memory per work-group; the device has "
 		    "%llu (%s)", ch->local_bytes, ch->dev.local_mem, clrun_errstr(bad->err));
 	else if (bad)
-		set(c, CRIT_FAIL, "", "launching at %dx%d failed: %s", bad->rows, bad->cols,
-		    clrun_errstr(bad->err));
+		set(c, CRIT_FAIL, "an error reported while the kernel ran is almost always an "
+		    "out-of-bounds access: guard every load and store with the real size",
+		    "the device reported an error running the kernel at %dx%d: %s (%d)%s", bad->rows,
+		    bad->cols, clrun_errstr(bad->err), bad->err, bad->err == -9999 ? ", NVIDIA's code "
+		    "for an illegal memory access" : "");
 	else
 		set(c, CRIT_PASS, NULL, "%d runs, no crash, no timeout", ch->nruns);
 	(void)o;
