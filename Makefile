@@ -82,9 +82,9 @@ $(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libclgrade.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
 
-LESSON_ARG = $(if $(LESSON),$(LESSON))
 check: all
-	@$(BUILD)/clgrade check $(LESSON_ARG) $(KERNEL) $(if $(DEVICE),--device '$(DEVICE)') \
+	@$(if $(and $(KERNEL),$(if $(LESSON),,1)),echo "KERNEL= needs LESSON=N (make check LESSON=N KERNEL=$(KERNEL))" >&2; exit 2;) \
+	$(BUILD)/clgrade check $(LESSON) $(KERNEL) $(if $(DEVICE),--device '$(DEVICE)') \
 	    $(if $(JSON),--json '$(JSON)') $(if $(SEED),--seed $(SEED))
 
 hint: all

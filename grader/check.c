@@ -212,6 +212,14 @@ static void tile_sweep(clrun *cl, const child_ctx *c)
 	}
 }
 
+/* Timing waits until the parent says the analysis child is done: no shared CPU on a clock. */
+static void wait_for_analysis(check_child *r)
+{
+	stage(r, "waiting for the analysis to finish%.0d%.0d", 0, 0);
+	while (!__atomic_load_n(&r->analysis_done, __ATOMIC_SEQ_CST))
+		usleep(2000);
+}
+
 static int child_main(void *arg)
 {
 	const child_ctx *c = arg;
@@ -258,9 +266,7 @@ static int child_main(void *arg)
 		right = right && r->runs[i].done && r->runs[i].cmp.passed && !r->runs[i].violations;
 	if (right && !l->tiles[0]) {   /* a TILE sweep (lesson 4) times every TILE itself */
 		cl_kernel base = l->baseline ? build_baseline(&cl, l) : NULL;
-		stage(r, "waiting for the analysis to finish%.0d%.0d", 0, 0);
-		while (!__atomic_load_n(&r->analysis_done, __ATOMIC_SEQ_CST))
-			usleep(2000);
+		wait_for_analysis(r);
 		r->baseline_failed = l->baseline && !base;
 		timing(&cl, k, base, c, l->tile);
 		if (base)
@@ -268,9 +274,7 @@ static int child_main(void *arg)
 	}
 	clReleaseKernel(k);
 	if (ok && l->tiles[0]) {
-		stage(r, "waiting for the analysis to finish%.0d%.0d", 0, 0);
-		while (!__atomic_load_n(&r->analysis_done, __ATOMIC_SEQ_CST))
-			usleep(2000);
+		wait_for_analysis(r);
 		tile_sweep(&cl, c);
 	}
 	clrun_close(&cl);

@@ -299,6 +299,15 @@ static void json_timing(cJSON *root, const check_report *rep)
 		cJSON_AddNumberToObject(t, "gbps", 8.0 * ch->time_rows * ch->time_cols / ch->kernel_ms * 1e-6);
 }
 
+/* Where a site is: line, column, variable, access. */
+static void site_place(cJSON *o, cJSON *site)
+{
+	cJSON_AddNumberToObject(o, "line", ival(site, "line"));
+	cJSON_AddNumberToObject(o, "column", ival(site, "column"));
+	cJSON_AddStringToObject(o, "variable", sval(site, "variable"));
+	cJSON_AddStringToObject(o, "access", sval(site, "access"));
+}
+
 static void json_memory(cJSON *root, const check_report *rep)
 {
 	cJSON *lm = cJSON_AddObjectToObject(root, "local_memory");
@@ -313,10 +322,7 @@ static void json_memory(cJSON *root, const check_report *rep)
 		cJSON *o = cJSON_CreateObject(), *p;
 		p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), rep->opts.profile);
 		int inst = ival(s, "instructions");
-		cJSON_AddNumberToObject(o, "line", ival(s, "line"));
-		cJSON_AddNumberToObject(o, "column", ival(s, "column"));
-		cJSON_AddStringToObject(o, "variable", sval(s, "variable"));
-		cJSON_AddStringToObject(o, "access", sval(s, "access"));
+		site_place(o, s);
 		cJSON_AddNumberToObject(o, "n_way", ival(p, "n_way"));
 		cJSON_AddNumberToObject(o, "wavefronts", inst ? dval(p, "wavefronts") / inst : 0);
 		cJSON_AddNumberToObject(o, "ideal_wavefronts", inst ? dval(p, "ideal_wavefronts") / inst : 0);
@@ -328,10 +334,7 @@ static void json_memory(cJSON *root, const check_report *rep)
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(rep->analysis, "global_sites")) {
 		cJSON *o = cJSON_CreateObject();
 		int req = ival(s, "requests");
-		cJSON_AddNumberToObject(o, "line", ival(s, "line"));
-		cJSON_AddNumberToObject(o, "column", ival(s, "column"));
-		cJSON_AddStringToObject(o, "variable", sval(s, "variable"));
-		cJSON_AddStringToObject(o, "access", sval(s, "access"));
+		site_place(o, s);
 		cJSON_AddNumberToObject(o, "sectors_per_request", req ? dval(s, "sectors") / req : 0);
 		cJSON_AddNumberToObject(o, "ideal", req ? dval(s, "ideal_sectors") / req : 0);
 		cJSON_AddItemToArray(gsites, o);
