@@ -381,11 +381,13 @@ static void analysis_start(const check_opts *o, const char *source, check_report
 		fclose(f);
 		lib[strcspn(lib, "\n")] = '\0';
 	}
-	if (!lib[0] || access(lib, R_OK) != 0 || access(plugin, R_OK) != 0) {
+	const char *missing = !f ? "build/oclgrind-icd/oclgrind.icd: run `make`" :
+	                      !lib[0] || access(lib, R_OK) ? "the package oclgrind: `sudo make deps`" :
+	                      access(plugin, R_OK) ? "build/libcltrace.so: run `make`" : NULL;
+	if (missing) {
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind analysis unavailable "
-		         "(%s missing): races, out-of-bounds reads, uninitialised __local, bank conflicts "
-		         "and coalescing are not checked -- install the package oclgrind (`sudo make deps`) "
-		         "and run `make`", !lib[0] || access(lib, R_OK) ? "oclgrind" : "build/libcltrace.so");
+		         "(missing %s): races, out-of-bounds reads, uninitialised __local, bank conflicts "
+		         "and coalescing are not checked", missing);
 		return;
 	}
 	snprintf(a->out, sizeof a->out, "/tmp/clgrade-trace-XXXXXX");

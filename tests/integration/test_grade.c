@@ -424,6 +424,73 @@ START_TEST(l4_starter_fails)
 }
 END_TEST
 
+/* Without the tracer (or Oclgrind) the report says what is missing, and the criteria that
+ * need it are "not checked", never "passed". */
+START_TEST(without_oclgrind_criteria_are_not_checked)
+{
+	char dir[] = "/tmp/clgrade-noocl-XXXXXX", cmd[1024], json[300];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/build %s/grader && cp -r lessons kernels %s/ && "
+	         "cp -r grader/baselines %s/grader/ && cp -r build/clgrade build/oclgrind-icd %s/build/ && "
+	         "CLGRADE_ROOT=%s NO_COLOR=1 %s/build/clgrade check 3 " FX "l3_unpadded.cl --json "
+	         "%s/r.json > %s/out.txt 2>&1", dir, dir, dir, dir, dir, dir, dir, dir, dir);
+	int st = system(cmd);
+	ck_assert_int_eq(WEXITSTATUS(st), 0);       /* nothing it could check failed */
+	snprintf(json, sizeof json, "%s/r.json", dir);
+	char *j = slurp(json);
+	graded g = { 0, cJSON_Parse(j), NULL };
+	snprintf(json, sizeof json, "%s/out.txt", dir);
+	g.text = slurp(json);
+	free(j);
+	ck_assert_str_eq(status(&g, "race_free"), "not_checked");
+	ck_assert_str_eq(status(&g, "conflict_free"), "not_checked");
+	ck_assert_str_eq(status(&g, "memory_safe"), "not_checked");
+	ck_assert_ptr_nonnull(strstr(g.text, "Oclgrind analysis unavailable"));
+	ck_assert_ptr_nonnull(strstr(g.text, "not checked"));
+	cJSON *note = cJSON_GetObjectItem(g.json, "analysis_note");
+	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(note), "libcltrace.so"));
+	done(&g);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
+START_TEST(progress_table_list_and_hints)
+{
+	char dir[] = "/tmp/clgrade-cli-XXXXXX", cmd[1024], path[300];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* a private root, so hint state and statuses do not touch the checkout */
+	snprintf(cmd, sizeof cmd, "mkdir -p %s/build %s/grader && cp -r lessons kernels %s/ && "
+	         "cp -r grader/baselines %s/grader/ && cp -r build/clgrade build/libcltrace.so "
+	         "build/oclgrind-icd %s/build/ && cd %s && export CLGRADE_ROOT=%s NO_COLOR=1 && "
+	         "(build/clgrade check --timeout 30; echo \"rc=$?\") > table.txt 2>&1 && "
+	         "build/clgrade list > list.txt && build/clgrade hint 2 > h1.txt && "
+	         "build/clgrade hint 2 > h2.txt", dir, dir, dir, dir, dir, dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/table.txt", dir);
+	char *t = slurp(path);
+	ck_assert_msg(strstr(t, "✗ 1   01-naive-matmul          correct") &&
+	              strstr(t, "✗ 2   02-tiled-matmul          uses_local_memory") &&
+	              strstr(t, "✗ 3   03-transpose-padding     uses_local_memory") &&
+	              strstr(t, "rc=1"), "%s", t);
+	free(t);
+	snprintf(path, sizeof path, "%s/list.txt", dir);
+	t = slurp(path);
+	ck_assert_msg(strstr(t, "✗ fail at uses_local_memory") != NULL, "%s", t);
+	free(t);
+	snprintf(path, sizeof path, "%s/h1.txt", dir);
+	t = slurp(path);
+	ck_assert_ptr_nonnull(strstr(t, "hint 1 of"));
+	free(t);
+	snprintf(path, sizeof path, "%s/h2.txt", dir);
+	t = slurp(path);
+	ck_assert_ptr_nonnull(strstr(t, "hint 2 of"));
+	free(t);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* ---- instructors ---- */
 
 static char *csv_row(const char *csv, const char *student)
@@ -526,6 +593,8 @@ static Suite *suite(void)
 	tcase_add_test(l4, l4_solution_passes);
 	tcase_add_test(l4, l4_starter_fails);
 	tcase_add_test(inst, batch_grades_a_folder_resumably);
+	tcase_add_test(inst, without_oclgrind_criteria_are_not_checked);
+	tcase_add_test(inst, progress_table_list_and_hints);
 	return s;
 }
 
