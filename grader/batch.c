@@ -66,10 +66,14 @@ static void pick_in_folder(const lesson *l, const char *dir, submission *s)
 	snprintf(named, sizeof named, "%s.cl", l->slug);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.' || !ends_with(e->d_name, ".cl"))
-			continue;
+		char full[4096];
+		struct stat st;
+		snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+		if (e->d_name[0] == '.' || !ends_with(e->d_name, ".cl") || lstat(full, &st) != 0 ||
+		    !S_ISREG(st.st_mode))
+			continue;          /* a symlink could point at any file the grader can read */
 		n++;
-		snprintf(only, sizeof only, "%s/%s", dir, e->d_name);
+		snprintf(only, sizeof only, "%s", full);
 		if (strcmp(e->d_name, named) == 0) {
 			snprintf(s->path, sizeof s->path, "%s", only);
 			break;
@@ -154,7 +158,8 @@ static int grade_one(const check_opts *base, const submission *s, const char *ou
 		batch_hash_file(s->path, hash);
 	cJSON *old = force ? NULL : read_json_file(jpath);
 	const char *oh = cJSON_GetStringValue(cJSON_GetObjectItem(old, "source_hash"));
-	int fresh = old && oh && strcmp(oh, hash) == 0;
+	const char *ov = cJSON_GetStringValue(cJSON_GetObjectItem(old, "verdict"));
+	int fresh = old && oh && hash[0] && strcmp(oh, hash) == 0 && ov && strcmp(ov, "error") != 0;
 	cJSON_Delete(old);
 	if (fresh)
 		return 3;

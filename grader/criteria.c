@@ -41,9 +41,14 @@ static int analysis_findings(const check_report *rep, const char *k1, const char
 			continue;
 		if (n++ < 3 && pos < len) {
 			const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
-			int line = cJSON_GetObjectItem(f, "line") ? cJSON_GetObjectItem(f, "line")->valueint : 0;
-			int k = snprintf(buf + pos, len - pos, "%s%s:%d: %s", pos ? "; " : "",
-			                 rep->opts.kernel, line, m ? m : kind);
+			cJSON *ln = cJSON_GetObjectItem(f, "line"), *col = cJSON_GetObjectItem(f, "column");
+			cJSON *other = cJSON_GetObjectItem(f, "other_line");
+			char with[48] = "";
+			if (cJSON_IsNumber(other) && other->valueint > 0)
+				snprintf(with, sizeof with, " (with line %d)", other->valueint);
+			int k = snprintf(buf + pos, len - pos, "%s%s:%d:%d: %s%s", pos ? "; " : "",
+			                 rep->opts.kernel, cJSON_IsNumber(ln) ? ln->valueint : 0,
+			                 cJSON_IsNumber(col) ? col->valueint : 0, m ? m : kind, with);
 			pos = k > 0 ? pos + (size_t)k : pos;
 		}
 	}
@@ -278,6 +283,35 @@ static int worst_site(const check_report *rep, const char *profile, cJSON **site
 	return worst;
 }
 
+/* The fix that works for the worst site's pattern, from the byte offsets of one warp. */
+static void conflict_fix(cJSON *site, int banks, char *buf, size_t len)
+{
+	cJSON *offs = cJSON_GetObjectItem(cJSON_GetObjectItem(site, "worst_lanes"), "offsets");
+	int prev = -1, stride = 0;
+	for (int i = 0; i < cJSON_GetArraySize(offs) && !stride; i++) {
+		cJSON *o = cJSON_GetArrayItem(offs, i);
+		if (!cJSON_IsNumber(o))
+			continue;
+		if (prev >= 0)
+			stride = (o->valueint - prev) / 4;
+		prev = o->valueint;
+	}
+	if (stride && stride % banks == 0)
+		snprintf(buf, len, "neighbouring lanes are %d words apart, a multiple of the %d banks, "
+		         "so they all hit one bank: pad each row by one element (tile[TILE][TILE+1]) "
+		         "to make the stride odd, or XOR-swizzle the column (tile[r][c ^ r]), or swap "
+		         "the indices so neighbouring lanes read neighbouring words", stride, banks);
+	else if (stride && stride % 2 == 0)
+		snprintf(buf, len, "neighbouring lanes are %d words apart; with an even stride, lanes "
+		         "that differ by %d/gcd(stride, %d) share a bank: an odd stride (pad the row by "
+		         "one element) or neighbouring words (swap the indices) removes the conflict",
+		         stride, banks, banks);
+	else
+		snprintf(buf, len, "make the lanes of one warp touch different banks: pad the row "
+		         "(tile[TILE][TILE+1]), XOR-swizzle the column, or swap which index walks the "
+		         "fast dimension");
+}
+
 static void eval_conflicts(const check_opts *o, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_CONFLICT_FREE);
@@ -297,10 +331,10 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 	const char *acc = cJSON_GetStringValue(cJSON_GetObjectItem(site, "access"));
 	int line = cJSON_GetObjectItem(site, "line")->valueint;
 	int col = cJSON_GetObjectItem(site, "column")->valueint;
+	char fix[400];
+	conflict_fix(site, bp ? bp->banks : 32, fix, sizeof fix);
 	if (n > 2)
-		set(c, CRIT_FAIL, "pad the array's row by one element (tile[TILE][TILE+1]) so a column "
-		    "walk steps across banks, or XOR-swizzle the column index, or swap which index "
-		    "walks the fast dimension",
+		set(c, CRIT_FAIL, fix,
 		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "
 		    "bank %d times; conflict-free is 1)", o->kernel, line, col, acc ? acc : "access",
 		    var ? var : "?", n, bp ? bp->label : o->profile, n);
