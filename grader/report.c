@@ -173,6 +173,29 @@ static void text_tiles(FILE *f, const check_report *rep)
 	}
 }
 
+/* Print text wrapped at the terminal's width, continuation lines indented by indent. */
+static void wrapped(FILE *f, const char *text, int col, int indent)
+{
+	const char *cols = getenv("COLUMNS");
+	int width = cols && atoi(cols) >= 60 ? atoi(cols) : 100;
+	while (*text) {
+		int room = width - col, n = (int)strlen(text);
+		if (n > room && room > 20) {
+			int cut = room;
+			while (cut > 0 && text[cut] != ' ')
+				cut--;
+			n = cut > 0 ? cut : room;
+		}
+		fprintf(f, "%.*s\n", n, text);
+		text += n;
+		while (*text == ' ')
+			text++;
+		if (*text)
+			fprintf(f, "%*s", indent, "");
+		col = indent;
+	}
+}
+
 void report_text(FILE *f, const check_report *rep)
 {
 	colors(f);
@@ -197,9 +220,12 @@ void report_text(FILE *f, const check_report *rep)
 		const check_crit *c = &rep->crit[i];
 		const char *mark = c->status == CRIT_PASS ? "✓" : c->status == CRIT_FAIL ? "✗" : "-";
 		const char *col = c->status == CRIT_PASS ? C_OK : c->status == CRIT_FAIL ? C_BAD : C_DIM;
-		fprintf(f, "  %s%s %-18s%s %s\n", col, mark, lesson_crit_id(c->id), C_END, c->msg);
-		if (c->status == CRIT_FAIL && c->try_[0])
-			fprintf(f, "      %stry:%s %s\n", C_BOLD, C_END, c->try_);
+		fprintf(f, "  %s%s %-18s%s ", col, mark, lesson_crit_id(c->id), C_END);
+		wrapped(f, c->msg, 23, 23);
+		if (c->status == CRIT_FAIL && c->try_[0]) {
+			fprintf(f, "      %stry:%s ", C_BOLD, C_END);
+			wrapped(f, c->try_, 11, 11);
+		}
 	}
 	if (ch->timed) {
 		const char *unit = l->kind == KIND_MATMUL ? "GFLOP/s" : "GB/s";
@@ -218,8 +244,10 @@ void report_text(FILE *f, const check_report *rep)
 	}
 	text_occupancy(f, rep);
 	text_tiles(f, rep);
-	if (rep->analysis_note[0])
-		fprintf(f, "\n%snote:%s %s\n", C_BOLD, C_END, rep->analysis_note);
+	if (rep->analysis_note[0]) {
+		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
+		wrapped(f, rep->analysis_note, 6, 6);
+	}
 	const char *first = check_first_failure(rep);
 	int failed = 0, unchecked = 0;
 	for (int i = 0; i < rep->ncrit; i++)
@@ -232,8 +260,10 @@ void report_text(FILE *f, const check_report *rep)
 		fprintf(f, " (%d not checked)", unchecked);
 	fputc('\n', f);
 	char hint[2048];
-	if (first && hint_for(l, first, hint, sizeof hint) == 0)
-		fprintf(f, "hint (%s): %s\n", first, hint);
+	if (first && hint_for(l, first, hint, sizeof hint) == 0) {
+		fprintf(f, "hint (%s): ", first);
+		wrapped(f, hint, 9 + (int)strlen(first), 2);
+	}
 }
 
 /* ---- JSON ------------------------------------------------------------------------------ */
