@@ -47,9 +47,12 @@ static cl_kernel build_student(clrun *cl, const child_ctx *c, int tile, cl_int *
 	const char *used = raw ? strstr(raw, "Used ") : NULL;
 	if (used && strstr(used, " registers") && !r->registers)
 		r->registers = atoi(used + 5);
-	if (raw && !r->build_log[0])
+	/* the main build's log, unless a later TILE's build is the first to fail */
+	if (raw && (!r->log_tile || (*err != CL_SUCCESS && r->build_errors == 0))) {
 		r->build_errors = diag_rewrite(raw, c->source, c->o->kernel, r->build_log,
 		                               sizeof r->build_log);
+		r->log_tile = tile;
+	}
 	free(raw);
 	if (*err != CL_SUCCESS)
 		return NULL;

@@ -51,6 +51,7 @@ typedef struct check_child {
 	int built, build_errors;
 	cl_int build_err;
 	char build_log[12288];    /* rewritten against the student's file */
+	int log_tile;             /* the TILE whose build wrote build_log */
 	int kernel_found;
 	size_t local_bytes, kernel_max_wg;
 	size_t local_limit;       /* the __local budget judged against (device, or --local-mem) */

@@ -74,8 +74,19 @@ static void eval_builds(const check_opts *o, check_report *rep)
 	else if (!ch->kernel_found)
 		set(c, CRIT_FAIL, "keep the kernel's name and signature exactly as the lesson gives them",
 		    "the file builds but has no kernel named %s", o->l->kernel);
-	else
+	else {
 		set(c, CRIT_PASS, NULL, "built with -DTILE=%d on %s", o->l->tile, ch->dev.name);
+		for (int i = 0; i < ch->ntiles; i++) {
+			const check_tile *t = &ch->tiles[i];
+			if (t->built || t->err == CL_INVALID_WORK_GROUP_SIZE)
+				continue;  /* a TILE the device cannot hold is not a build failure */
+			diag_first_error(ch->build_log, first, sizeof first);
+			set(c, CRIT_FAIL, "the kernel must build for every TILE the grader passes: write it "
+			    "in terms of TILE, with no #if on its value", "builds at TILE=%d but not at "
+			    "TILE=%d: %s", o->l->tile, t->tile, first[0] ? first : clrun_errstr(t->err));
+			break;
+		}
+	}
 }
 
 static const check_run *first_launch_error(const check_child *ch)
@@ -237,8 +248,10 @@ static int local_loads(const check_report *rep)
 	int n = 0;
 	if (!rep->analysis)
 		return -1;
-	cJSON_ArrayForEach(s, sites)
-		n += strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(s, "access")), "store") != 0;
+	cJSON_ArrayForEach(s, sites) {
+		const char *access = cJSON_GetStringValue(cJSON_GetObjectItem(s, "access"));
+		n += access && strcmp(access, "store") != 0;
+	}
 	return n;
 }
 
@@ -350,8 +363,12 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 	int gpu = strcmp(ch->dev.type, "GPU") == 0;
 	double bar = gpu ? o->l->speedup_gpu : o->l->speedup_cpu;
 	if (!ch->timed || ch->baseline_ms <= 0) {
+		int outside = 0;
+		for (int i = 0; i < ch->nruns; i++)
+			outside += ch->runs[i].violations;
 		set(c, CRIT_NOT_CHECKED, NULL, "not timed: %s", ch->baseline_failed ?
-		    "the baseline kernel failed to run" : "the kernel is not correct yet");
+		    "the baseline kernel failed to run" : outside ? "the kernel wrote outside a buffer" :
+		    "the kernel is not correct yet");
 		return;
 	}
 	double s = ch->baseline_ms / ch->kernel_ms;

@@ -181,13 +181,16 @@ static int cmd_check(int argc, char **argv)
 		}
 		return grade(&a, 0);
 	}
+	if (a.json || a.gradescope) {
+		fprintf(stderr, "clgrade: --json and --gradescope need a LESSON\n");
+		return 2;
+	}
 	int worst = 0;
 	printf("progress (each lesson's kernels/starter file; details: make check LESSON=N)\n");
 	for (int i = 0; i < lesson_count(); i++) {
 		a.o.l = lesson_at(i);
 		lesson_path(a.o.l, "starter", path, sizeof path);
 		a.o.kernel = path;
-		a.json = NULL;
 		int rc = grade(&a, 1);
 		worst = rc > worst ? rc : worst;
 	}

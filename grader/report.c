@@ -1,6 +1,7 @@
 /* report.c — render a check_report as terminal text and as JSON (report.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "bank.h"
@@ -173,16 +174,30 @@ static void text_tiles(FILE *f, const check_report *rep)
 	}
 }
 
+/* Is position i of text inside a `code span`?  Lines are not broken there. */
+static int in_code(const char *text, int i)
+{
+	int ticks = 0;
+	for (int k = 0; k < i; k++)
+		ticks += text[k] == '`';
+	return ticks % 2;
+}
+
 /* Print text wrapped at the terminal's width, continuation lines indented by indent. */
 static void wrapped(FILE *f, const char *text, int col, int indent)
 {
 	const char *cols = getenv("COLUMNS");
-	int width = cols && atoi(cols) >= 60 ? atoi(cols) : 100;
+	struct winsize ws;
+	int width = 100;
+	if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60)
+		width = ws.ws_col;
+	else if (cols && atoi(cols) >= 60)
+		width = atoi(cols);
 	while (*text) {
 		int room = width - col, n = (int)strlen(text);
 		if (n > room && room > 20) {
 			int cut = room;
-			while (cut > 0 && text[cut] != ' ')
+			while (cut > 0 && (text[cut] != ' ' || in_code(text, cut)))
 				cut--;
 			n = cut > 0 ? cut : room;
 		}
@@ -517,7 +532,8 @@ cJSON *report_gradescope(const check_report *rep)
 		cJSON_AddStringToObject(t, "name", lesson_crit_id(c->id));
 		cJSON_AddNumberToObject(t, "score", c->status == CRIT_PASS);
 		cJSON_AddNumberToObject(t, "max_score", c->env ? 0 : 1);
-		cJSON_AddStringToObject(t, "status", c->status == CRIT_PASS ? "passed" : "failed");
+		if (c->status != CRIT_NOT_CHECKED)  /* "not checked" is neither: score alone tells */
+			cJSON_AddStringToObject(t, "status", c->status == CRIT_PASS ? "passed" : "failed");
 		snprintf(text, sizeof text, "%s%s%s", c->msg, c->try_[0] && c->status == CRIT_FAIL ?
 		         "\nTry: " : "", c->status == CRIT_FAIL ? c->try_ : "");
 		cJSON_AddStringToObject(t, "output", text);

@@ -566,6 +566,15 @@ START_TEST(batch_grades_a_folder_resumably)
 }
 END_TEST
 
+START_TEST(l4_must_build_at_every_tile)
+{
+	graded g = grade("4", FX "l4_tile16_only.cl", NULL);
+	assert_fails(&g, "builds");
+	ck_assert_msg(strstr(message(&g, "builds"), "not at TILE=8") != NULL, "%s", message(&g, "builds"));
+	done(&g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("integration");
@@ -603,6 +612,7 @@ static Suite *suite(void)
 	tcase_add_test(l3, l3_square_only_fails_correct);
 	tcase_add_test(l4, l4_solution_passes);
 	tcase_add_test(l4, l4_starter_fails);
+	tcase_add_test(l4, l4_must_build_at_every_tile);
 	tcase_add_test(inst, batch_grades_a_folder_resumably);
 	tcase_add_test(inst, without_oclgrind_criteria_are_not_checked);
 	tcase_add_test(inst, progress_table_list_and_hints);
