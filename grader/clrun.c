@@ -160,7 +160,15 @@ cl_int clrun_build(clrun *r, const char *source, const char *options, cl_program
 	if (e != CL_SUCCESS)
 		return e;
 	e = clBuildProgram(*prog, 1, &r->device, options, NULL, NULL);
-	clGetProgramBuildInfo(*prog, r->device, CL_PROGRAM_BUILD_LOG, loglen, log, NULL);
+	size_t need = 0;
+	clGetProgramBuildInfo(*prog, r->device, CL_PROGRAM_BUILD_LOG, 0, NULL, &need);
+	char *all = need ? malloc(need + 1) : NULL;
+	if (all && clGetProgramBuildInfo(*prog, r->device, CL_PROGRAM_BUILD_LOG, need, all, NULL) == CL_SUCCESS) {
+		all[need] = '\0';
+		/* a log longer than the buffer keeps its start, where the first errors are */
+		snprintf(log, loglen, "%s", all);
+	}
+	free(all);
 	log[loglen - 1] = '\0';
 	return e;
 }

@@ -158,6 +158,10 @@ static char *clean_source(const char *s, int lenient)
 		free(a), free(b), free(o);
 		return NULL;
 	}
+	/* A UTF-8 byte-order mark opening the file is skipped by clang: skip it too, or a
+	 * directive behind it would go unseen. */
+	if ((unsigned char)s[0] == 0xef && (unsigned char)s[1] == 0xbb && (unsigned char)s[2] == 0xbf)
+		s += 3;
 	/* Trigraphs and line ends (lenient only; never longer than the input). */
 	for (p = a; *s;) {
 		if (lenient && s[0] == '?' && s[1] == '?' && (s[2] == '=' || s[2] == '/'))

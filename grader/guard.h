@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { GUARD_FLOATS = 4096 };            /* 16 KiB each side: a multiple of any base alignment */
+enum { GUARD_FLOATS = 262144 };          /* 1 MiB each side: a multiple of any base alignment */
 #define GUARD_BITS 0x7fa5a5a5u           /* a NaN: an out-of-bounds read shows up as NaN too */
 
 /* Fill both guard zones of whole[] (length payload + 2*GUARD_FLOATS). */

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -14,7 +15,7 @@
 
 enum { MAX_LIVE = 8 };
 static volatile pid_t live[MAX_LIVE];   /* children to take down with us */
-static void (*old_int)(int), (*old_term)(int);
+static void (*old_int)(int), (*old_term)(int), (*old_hup)(int);
 static int nlive;
 
 void *sandbox_shared(size_t size)
@@ -56,15 +57,21 @@ static void track(pid_t pid, int add)
 	if (add && nlive++ == 0) {
 		old_int = signal(SIGINT, forward);
 		old_term = signal(SIGTERM, forward);
+		old_hup = signal(SIGHUP, forward);
 	} else if (!add && --nlive == 0) {
 		signal(SIGINT, old_int);
 		signal(SIGTERM, old_term);
+		signal(SIGHUP, old_hup);
 	}
 }
 
-static void child_setup(const sandbox_limits *lim)
+static void child_setup(const sandbox_limits *lim, pid_t parent)
 {
 	setpgid(0, 0);
+	/* die with the grader, however it ends (SIGKILL, OOM, a closed terminal) */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(125);
 	struct rlimit core = { 0, 0 }, fsize = { 256u << 20, 256u << 20 };
 	setrlimit(RLIMIT_CORE, &core);
 	setrlimit(RLIMIT_FSIZE, &fsize);
@@ -84,6 +91,7 @@ static void child_setup(const sandbox_limits *lim)
 	}
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
 }
 
 static void describe(sandbox_status *st, int status, double timeout)
@@ -108,11 +116,12 @@ int sandbox_spawn(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sa
 	c->lim = *lim;
 	fflush(NULL);
 	c->t0 = now();
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return -1;
 	if (pid == 0) {
-		child_setup(lim);
+		child_setup(lim, parent);
 		int rc = fn(arg);
 		fflush(NULL);
 		_exit(rc);

@@ -363,10 +363,20 @@ START_TEST(test_inc_crlf_file_accepted)
 }
 END_TEST
 
+START_TEST(include_behind_utf8_bom_refused)
+{
+	char msg[512];
+	const char *src = "\xef\xbb\xbf#include \"/etc/passwd\"\n__kernel void k(void) {}\n";
+	ck_assert_int_eq(diag_check_includes(src, "k.cl", "/nonexistent", msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "k.cl:1:"));
+}
+END_TEST
+
 static Suite *diag_suite(void)
 {
 	Suite *s = suite_create("diag");
 	TCase *t = tcase_create("rewrite");
+	tcase_add_test(t, include_behind_utf8_bom_refused);
 	tcase_add_test(t, test_rewrite_pocl);
 	tcase_add_test(t, test_rewrite_clang_nvidia);
 	tcase_add_test(t, test_rewrite_warning);

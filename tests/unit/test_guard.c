@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdio.h>
+
 #include "guard.h"
 
 enum { PAYLOAD = 100 };
@@ -165,10 +167,12 @@ START_TEST(test_farthest_edges)
 	ck_assert_uint_eq(v.after, 2);
 	ck_assert_uint_eq(v.farthest_before, GUARD_FLOATS);
 	ck_assert_uint_eq(v.farthest_after, GUARD_FLOATS);
-	char buf[200];
+	char buf[200], want[200];
 	guard_describe(&v, buf, sizeof buf);
-	ck_assert_str_eq(buf, "2 floats written past the end (up to 16384 bytes beyond); "
-	                 "2 floats written before the start (up to 16384 bytes before)");
+	snprintf(want, sizeof want, "2 floats written past the end (up to %zu bytes beyond); "
+	         "2 floats written before the start (up to %zu bytes before)",
+	         GUARD_FLOATS * sizeof(float), GUARD_FLOATS * sizeof(float));
+	ck_assert_str_eq(buf, want);
 }
 END_TEST
 
