@@ -87,6 +87,8 @@ typedef struct check_report {
 	int child_crashed, child_timed_out;
 	cJSON *analysis;          /* the tracer's summary (trace.h schema), or NULL */
 	char analysis_note[400];  /* why there is no analysis, or what it missed */
+	int analysis_failed;      /* Oclgrind ran but could not take the kernel through */
+	char analysis_failure[160];
 	int ncrit;
 	check_crit crit[CRIT_COUNT];
 	int verdict_pass;

@@ -8,6 +8,10 @@
 #include "diag.h"
 #include "bank.h"
 
+#define ANALYSIS_TRY "make the kernel run under Oclgrind, the simulator that checks races, " \
+	"bounds and banks: `oclgrind` must be able to build and launch it at the lesson's small " \
+	"analysis size within the time limit"
+
 static check_crit *crit(check_report *rep, lesson_crit id)
 {
 	for (int i = 0; i < rep->ncrit; i++)
@@ -186,8 +190,16 @@ static void eval_correct(const check_opts *o, check_report *rep)
 			    o->l->tile, ch->tiles[i].tile);
 			return;
 		}
+	const check_run *unfinished = NULL;
+	for (int i = 0; i < ch->nruns && !unfinished; i++)
+		if (!ch->runs[i].done)
+			unfinished = &ch->runs[i];
 	if (!done)
 		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
+	else if (unfinished || rep->child_crashed || rep->child_timed_out)
+		set(c, CRIT_NOT_CHECKED, NULL, "right up to %dx%d, but not checked at every size: the "
+		    "kernel did not finish %s", last->rows, last->cols, unfinished ?
+		    "every run" : "the runs after it");
 	else
 		set(c, CRIT_PASS, NULL, "%d sizes up to %dx%d, max error %.2g of the bound's scale",
 		    done, last->rows, last->cols, maxerr);
@@ -210,8 +222,19 @@ static void eval_memory(const check_opts *o, check_report *rep)
 		    "__local memory is written (and a barrier passed) before it is read", "%s", found);
 		return;
 	}
-	if (!ch->nruns)
-		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
+	if (rep->child_crashed && ch->nruns) {
+		set(c, CRIT_FAIL, "a crash after a kernel ran is almost always a write outside a buffer "
+		    "that corrupted the host's memory: guard every store", "the grader's child %s: "
+		    "the kernel is not memory-safe", rep->run_end);
+		return;
+	}
+	if (rep->analysis_failed) {
+		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
+		return;
+	}
+	if (!ch->nruns || rep->child_timed_out)
+		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not %s",
+		    ch->nruns ? "finish every run" : "run");
 	else if (!rep->analysis)
 		set(c, CRIT_NOT_CHECKED, NULL, "writes outside buffers: none (guard zones); "
 		    "out-of-bounds reads and uninitialised __local reads: not checked (%s)",
@@ -229,13 +252,15 @@ static void eval_races(const check_opts *o, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_RACE_FREE);
 	char found[500];
-	if (!rep->analysis)
-		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
-		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
-	else if (analysis_findings(rep, "data_race", "barrier_divergence", found, sizeof found))
+	if (analysis_findings(rep, "data_race", "barrier_divergence", found, sizeof found))
 		set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
 		    "__local tile and before reading it, and again before overwriting it; every "
 		    "work-item must reach every barrier", "%s", found);
+	else if (rep->analysis_failed)
+		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
+	else if (!rep->analysis)
+		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
+		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
 	else
 		set(c, CRIT_PASS, NULL, "no data race or barrier divergence under Oclgrind");
 	(void)o;
@@ -330,6 +355,10 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 	check_crit *c = crit(rep, CRIT_CONFLICT_FREE);
 	cJSON *site;
 	const bank_profile *bp = bank_profile_find(o->profile);
+	if (rep->analysis_failed && !rep->analysis) {
+		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
+		return;
+	}
 	if (!rep->analysis) {
 		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
 		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");

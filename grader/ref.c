@@ -232,3 +232,54 @@ void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r
 	if (!r->passed)
 		diagnose(p, got, tile, r);
 }
+
+/* Reference value and error bound of output element i, computed on the spot. */
+static void element_ref(const ref_problem *p, size_t i, double *expect, double *bound)
+{
+	int r = (int)(i / p->out_cols), c = (int)(i % p->out_cols);
+	if (p->kind != KIND_MATMUL) {            /* out[c][r] = in[r][c], with out cols x rows */
+		*expect = p->in[0][(size_t)c * p->cols + r];
+		*bound = 0;
+		return;
+	}
+	double e = 0, scale = 0;
+	for (int k = 0; k < p->rows; k++) {
+		double a = p->in[0][(size_t)r * p->rows + k], b = p->in[1][(size_t)k * p->rows + c];
+		e += a * b;
+		scale += fabs(a * b);
+	}
+	*expect = e;
+	*bound = 2.0 * (p->rows + 1) * U * scale + 1e-30;
+}
+
+void ref_check_sample(const ref_problem *p, const float *got, int samples, uint64_t seed,
+                      ref_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->first_row = r->first_col = -1;
+	for (size_t i = 0; i < p->out_len; i++)
+		if (unwritten(got[i]) && r->unwritten++ == 0)
+			r->first_row = (int)(i / p->out_cols), r->first_col = (int)(i % p->out_cols);
+	for (int s = 0; s < samples && p->out_len; s++) {
+		size_t i = ref_rand(&seed) % p->out_len;
+		double e, bound;
+		element_ref(p, i, &e, &bound);
+		int ok = isfinite(got[i]) && (bound == 0 ? (float)e == got[i] : fabs(got[i] - e) <= bound);
+		if (ok)
+			continue;
+		if (r->bad++ == 0 && !r->unwritten) {
+			r->first_row = (int)(i / p->out_cols), r->first_col = (int)(i % p->out_cols);
+			r->got = got[i], r->expected = e;
+		}
+	}
+	r->bad += r->unwritten;
+	r->passed = r->bad == 0;
+	if (r->unwritten)
+		snprintf(r->pattern, sizeof r->pattern, "%zu of %zu elements were never written at this "
+		         "size, first at row %d, column %d", r->unwritten, p->out_len, r->first_row,
+		         r->first_col);
+	else if (!r->passed)
+		snprintf(r->pattern, sizeof r->pattern, "%zu of %d sampled elements are wrong at this "
+		         "size, first at row %d, column %d: got %.7g, expected %.7g", r->bad, samples,
+		         r->first_row, r->first_col, r->got, r->expected);
+}

@@ -52,6 +52,12 @@ typedef struct ref_result {
  * "only the last partial tile is wrong"). */
 void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r);
 
+/* Check a problem set up without its reference (ref_setup_inputs) on `samples` elements
+ * drawn from seed, computed here in double, plus every element for "never written": for
+ * sizes whose full CPU reference would take seconds.  Fills r as ref_compare does. */
+void ref_check_sample(const ref_problem *p, const float *got, int samples, uint64_t seed,
+                      ref_result *r);
+
 /* Deterministic generator: splitmix64 step, and a float in [-1, 1). */
 uint64_t ref_rand(uint64_t *state);
 float ref_randf(uint64_t *state);
