@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -392,7 +393,7 @@ typedef struct analysis {
 	child_ctx c;
 	sandbox_child child;
 	sandbox_limits lim;
-	char out[64], log[80];
+	char dir[4096], out[4200], log[4200];
 } analysis;
 
 /* Start the analysis child, or say in rep->analysis_note why there is none. */
@@ -418,24 +419,26 @@ static void analysis_start(const check_opts *o, const char *source, check_report
 		         "and coalescing are not checked", missing);
 		return;
 	}
-	snprintf(a->out, sizeof a->out, "/tmp/clgrade-trace-XXXXXX");
-	int fd = mkstemp(a->out);
-	if (fd < 0)
+	/* a private folder: no other user can plant a link where the child writes */
+	const char *tmp = getenv("TMPDIR");
+	snprintf(a->dir, sizeof a->dir, "%s/clgrade-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(a->dir))
 		return;
-	close(fd);
-	snprintf(a->log, sizeof a->log, "%s.log", a->out);
+	snprintf(a->out, sizeof a->out, "%s/trace.json", a->dir);
+	snprintf(a->log, sizeof a->log, "%s/oclgrind.log", a->dir);
 	a->c = (child_ctx){ o, source, NULL, a->out, 0 };
 	a->lim = (sandbox_limits){ o->timeout_s, o->mem_bytes, a->log };
 	a->running = sandbox_spawn(analysis_main, &a->c, &a->lim, &a->child) == 0;
 }
 
-/* Wait for the analysis and read its summary into rep->analysis. */
-static void analysis_finish(check_report *rep, analysis *a)
+/* Wait for the analysis and read its summary into rep->analysis; returns the seconds waited. */
+static double analysis_finish(check_report *rep, analysis *a)
 {
 	if (!a->running)
-		return;
+		return 0;
 	sandbox_status st;
 	sandbox_wait(&a->child, &st);
+	double waited = st.wall_s;
 	rep->analysis = read_json(a->out);
 	if (internal_error(rep->analysis, "Uninitialized")) {
 		/* Oclgrind 21.10's uninitialised-value checker aborts on some kernels: run again
@@ -466,26 +469,63 @@ static void analysis_finish(check_report *rep, analysis *a)
 	}
 	unlink(a->out);
 	unlink(a->log);
+	rmdir(a->dir);
 	a->running = 0;
+	return waited;
 }
 
 /* ---- orchestration -------------------------------------------------------------------- */
 
-static char *read_source(const char *path, char *err, size_t errlen)
+#define TERMINATE(s) ((s)[sizeof(s) - 1] = '\0')
+
+/* The child shares an address space with the student's native kernel code on a CPU device:
+ * take nothing from its page on trust. */
+static void sanitize_child(check_child *r)
 {
-	FILE *f = fopen(path, "r");
+	if (r->nruns < 0 || r->nruns > CHECK_MAX_RUNS)
+		r->nruns = r->nruns < 0 ? 0 : CHECK_MAX_RUNS;
+	if (r->ntiles < 0 || r->ntiles > LESSON_MAX_TILES)
+		r->ntiles = r->ntiles < 0 ? 0 : LESSON_MAX_TILES;
+	if (r->time_reps < 0)
+		r->time_reps = 0;
+	TERMINATE(r->stage);
+	TERMINATE(r->open_err);
+	TERMINATE(r->build_log);
+	TERMINATE(r->dev.platform);
+	TERMINATE(r->dev.name);
+	TERMINATE(r->dev.type);
+	TERMINATE(r->dev.local_type);
+	TERMINATE(r->dev.version);
+	for (int i = 0; i < r->nruns; i++) {
+		TERMINATE(r->runs[i].guard_msg);
+		TERMINATE(r->runs[i].cmp.pattern);
+	}
+}
+
+/* The student's file.  NULL with err set when it cannot be read at all (the grader cannot
+ * run: exit 2); a file that is read but is no kernel source (binary, UTF-16, over 256 KiB)
+ * comes back as "" with refused set: a `builds` finding, not a grader failure. */
+static char *read_source(const char *path, char *err, size_t errlen, char *refused, size_t rlen)
+{
+	struct stat st;
+	FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "r") : NULL;
 	if (!f) {
-		snprintf(err, errlen, "cannot read %s", path);
+		snprintf(err, errlen, "cannot read %s (not a readable file)", path);
 		return NULL;
 	}
 	enum { MAX = 256 * 1024 };
 	char *s = malloc(MAX + 1);
 	size_t n = s ? fread(s, 1, MAX + 1, f) : 0;
 	fclose(f);
-	if (!s || n > MAX || memchr(s, '\0', n)) {
-		snprintf(err, errlen, "%s is not a kernel source (binary, or over 256 KiB)", path);
-		free(s);
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
 		return NULL;
+	}
+	if (n > MAX || memchr(s, '\0', n)) {
+		snprintf(refused, rlen, "%s is not a kernel source the grader accepts: %s", path,
+		         n > MAX ? "over 256 KiB" : "it contains NUL bytes (binary, or UTF-16: save it "
+		         "as UTF-8 or ASCII)");
+		n = 0;
 	}
 	s[n] = '\0';
 	return s;
@@ -498,13 +538,14 @@ int check_lesson(const check_opts *o, check_report *rep)
 	memset(rep, 0, sizeof *rep);
 	rep->opts = *o;
 	char err[512], dir[4096];
-	char *source = read_source(o->kernel, err, sizeof err);
+	char *source = read_source(o->kernel, err, sizeof err, rep->refused, sizeof rep->refused);
 	if (!source) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "%s", err);
 		return rep->exit_code = 2;
 	}
 	lesson_path(o->l, "dir", dir, sizeof dir);
-	if (diag_check_includes(source, o->kernel, dir, rep->refused, sizeof rep->refused) == 0) {
+	if (!rep->refused[0] &&
+	    diag_check_includes(source, o->kernel, dir, rep->refused, sizeof rep->refused) == 0) {
 		check_child *shared = sandbox_shared(sizeof *shared);
 		if (!shared) {
 			snprintf(rep->grader_error, sizeof rep->grader_error, "out of memory");
@@ -533,11 +574,13 @@ int check_lesson(const check_opts *o, check_report *rep)
 			free(source);
 			return rep->exit_code = 2;
 		}
-		analysis_finish(rep, &an);
+		double waited = analysis_finish(rep, &an);
 		__atomic_store_n(&shared->analysis_done, 1, __ATOMIC_SEQ_CST);
+		main_child.lim.timeout_s += waited;   /* its clock stood still while it waited */
 		sandbox_wait(&main_child, &st);
 		rep->child = *shared;
 		sandbox_unshare(shared, sizeof *shared);
+		sanitize_child(&rep->child);
 		if (st.end == SANDBOX_TIMEOUT || st.end == SANDBOX_SIGNALED || st.end == SANDBOX_FAILED ||
 		    (st.end == SANDBOX_EXITED && st.code != 0 && st.code != 3)) {
 			rep->child_crashed = st.end != SANDBOX_TIMEOUT;

@@ -280,6 +280,15 @@ static int local_loads(const check_report *rep)
 	return n;
 }
 
+/* Global bytes loaded per FLOP in the analysis run (matmul), or 0 without one. */
+static double bytes_per_flop(const check_report *rep)
+{
+	cJSON *gb = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "global_bytes") : NULL;
+	cJSON *ld = gb ? cJSON_GetObjectItem(gb, "loaded") : NULL;
+	double n = rep->opts.l->analysis_size.rows;
+	return cJSON_IsNumber(ld) ? ld->valuedouble / (2 * n * n * n) : 0;
+}
+
 static void eval_local(const check_opts *o, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_USES_LOCAL);
@@ -298,10 +307,16 @@ static void eval_local(const check_opts *o, check_report *rep)
 	else if (loads < 0 && ch->local_bytes < 64)
 		set(c, CRIT_FAIL, try_, "the kernel uses no __local memory (%zu bytes per work-group)",
 		    ch->local_bytes);
+	else if (o->l->kind == KIND_MATMUL && loads > 0 && bytes_per_flop(rep) > 8.0 / o->l->tile)
+		/* a token __local round trip beside the naive loads is not tiling */
+		set(c, CRIT_FAIL, "each element of A and B should come from global memory once per "
+		    "tile and then be read TILE times from __local memory; check that the inner loop "
+		    "reads only the tiles", "the kernel uses __local memory but still loads %.2f bytes "
+		    "from global memory per FLOP (the naive kernel: 4.00; tiles of TILE=%d: %.2f)",
+		    bytes_per_flop(rep), o->l->tile, 4.0 / o->l->tile);
 	else
 		set(c, CRIT_PASS, NULL, "%zu bytes of __local memory per work-group%s", ch->local_bytes,
 		    loads > 0 ? ", read back by the kernel" : "");
-	(void)o;
 }
 
 /* The worst __local site under the chosen profile: its n-way, or 0 when there is none. */

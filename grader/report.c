@@ -434,6 +434,34 @@ static void json_diagnostics(cJSON *root, const check_report *rep)
 		cJSON_AddItemToArray(d, cJSON_Duplicate(f, 1));
 }
 
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static int utf8_len(const unsigned char *s)
+{
+	int n = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : (*s >> 3) == 30 ? 4 : 0;
+	for (int i = 1; i < n; i++)
+		if ((s[i] >> 6) != 2)
+			return 0;
+	return n;
+}
+
+/* JSON must be UTF-8: a Latin-1 comment echoed in a build log would make the report
+ * unreadable.  Invalid bytes become '?'. */
+static void utf8_clean(cJSON *j)
+{
+	cJSON *c;
+	if (cJSON_IsString(j)) {
+		for (unsigned char *p = (unsigned char *)j->valuestring; *p;) {
+			int n = utf8_len(p);
+			if (n == 0)
+				*p++ = '?';
+			else
+				p += n;
+		}
+	}
+	cJSON_ArrayForEach(c, j)
+		utf8_clean(c);
+}
+
 cJSON *report_json(const check_report *rep)
 {
 	const check_child *ch = &rep->child;
@@ -497,6 +525,7 @@ cJSON *report_json(const check_report *rep)
 	}
 	if (rep->analysis_note[0])
 		cJSON_AddStringToObject(root, "analysis_note", rep->analysis_note);
+	utf8_clean(root);
 	return root;
 }
 
@@ -540,6 +569,7 @@ cJSON *report_gradescope(const check_report *rep)
 		cJSON_AddItemToArray(tests, t);
 	}
 	cJSON_AddItemToObject(root, "tests", tests);
+	utf8_clean(root);
 	return root;
 }
 
