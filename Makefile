@@ -84,7 +84,7 @@ $(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libclgrade.a
 
 check: all
 	@$(if $(and $(KERNEL),$(if $(LESSON),,1)),echo "KERNEL= needs LESSON=N (make check LESSON=N KERNEL=$(KERNEL))" >&2; exit 2;) \
-	$(BUILD)/clgrade check $(LESSON) $(KERNEL) $(if $(DEVICE),--device '$(DEVICE)') \
+	$(BUILD)/clgrade check $(LESSON) $(if $(KERNEL),'$(KERNEL)') $(if $(DEVICE),--device '$(DEVICE)') \
 	    $(if $(JSON),--json '$(JSON)') $(if $(SEED),--seed $(SEED))
 
 hint: all

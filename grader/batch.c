@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bank.h"
 #include "batch.h"
 #include "check.h"
 #include "lesson.h"
@@ -92,7 +93,28 @@ static void pick_in_folder(const lesson *l, const char *dir, submission *s)
 
 static int by_student(const void *a, const void *b)
 {
-	return strcmp(((const submission *)a)->student, ((const submission *)b)->student);
+	const submission *x = a, *y = b;
+	int c = strcmp(x->student, y->student);
+	return c ? c : strcmp(x->path, y->path);   /* clashing names: always the same order */
+}
+
+/* Two submissions must never share a report: "alice smith" and "alice_smith" both make
+ * alice_smith, so later ones get -2, -3, ...; "grades" is the summary's name. */
+static void unique_names(submission *subs, int n)
+{
+	for (int i = 0; i < n; i++) {
+		char base[128];
+		snprintf(base, sizeof base, "%s", subs[i].student);
+		int clash = strcmp(base, "grades") == 0 || strcmp(base, "gradescope") == 0;
+		for (int j = 0; j < i && !clash; j++)
+			clash = strcmp(subs[j].student, base) == 0;
+		for (int k = 2; clash; k++) {
+			snprintf(subs[i].student, sizeof subs[i].student, "%.100s-%d", base, k);
+			clash = 0;
+			for (int j = 0; j < n && !clash; j++)
+				clash = j != i && strcmp(subs[j].student, subs[i].student) == 0;
+		}
+	}
 }
 
 static int discover(const lesson *l, const char *dir, submission *subs, int max)
@@ -126,6 +148,7 @@ static int discover(const lesson *l, const char *dir, submission *subs, int max)
 	}
 	closedir(d);
 	qsort(subs, n, sizeof *subs, by_student);
+	unique_names(subs, n);
 	return n;
 }
 
@@ -149,7 +172,8 @@ static cJSON *read_json_file(const char *path)
 
 /* Grade one submission into <out>/<student>.json unless an up-to-date report exists.
  * Returns the check's exit code (0/1), 2 when the grader could not run, 3 when skipped. */
-static int grade_one(const check_opts *base, const submission *s, const char *out, int force)
+static int grade_one(const check_opts *base, const submission *s, const char *out, int force,
+                     const char *key)
 {
 	char jpath[4300], gpath[4400], hash[17] = "";
 	snprintf(jpath, sizeof jpath, "%s/%s.json", out, s->student);
@@ -158,8 +182,10 @@ static int grade_one(const check_opts *base, const submission *s, const char *ou
 		batch_hash_file(s->path, hash);
 	cJSON *old = force ? NULL : read_json_file(jpath);
 	const char *oh = cJSON_GetStringValue(cJSON_GetObjectItem(old, "source_hash"));
+	const char *ok = cJSON_GetStringValue(cJSON_GetObjectItem(old, "grading_key"));
 	const char *ov = cJSON_GetStringValue(cJSON_GetObjectItem(old, "verdict"));
-	int fresh = old && oh && hash[0] && strcmp(oh, hash) == 0 && ov && strcmp(ov, "error") != 0;
+	int fresh = old && oh && hash[0] && strcmp(oh, hash) == 0 && ok && strcmp(ok, key) == 0 &&
+	            ov && strcmp(ov, "error") != 0;
 	cJSON_Delete(old);
 	if (fresh)
 		return 3;
@@ -185,6 +211,7 @@ static int grade_one(const check_opts *base, const submission *s, const char *ou
 	}
 	cJSON_AddStringToObject(j, "student", s->student);
 	cJSON_AddStringToObject(j, "source_hash", hash);
+	cJSON_AddStringToObject(j, "grading_key", key);
 	report_write(j, jpath);
 	cJSON_Delete(j);
 	return rc;
@@ -193,6 +220,8 @@ static int grade_one(const check_opts *base, const submission *s, const char *ou
 static void csv_field(FILE *f, const char *s)
 {
 	fputc('"', f);
+	if (s && strchr("=+-@\t\r", s[0]) && s[0])
+		fputc('\'', f);     /* a spreadsheet must not read a student's name as a formula */
 	for (; s && *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
@@ -261,14 +290,15 @@ int batch_main(int argc, char **argv)
 		{ "out", required_argument, 0, 'o' }, { "timeout", required_argument, 0, 't' },
 		{ "device", required_argument, 0, 'd' }, { "seed", required_argument, 0, 's' },
 		{ "force", no_argument, 0, 'f' }, { "no-analysis", no_argument, 0, 'n' },
-		{ "local-mem", required_argument, 0, 'l' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "local-mem", required_argument, 0, 'l' }, { "memory", required_argument, 0, 'm' },
+		{ "profile", required_argument, 0, 'p' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
 	check_opts o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20, .profile = "nvidia",
 	                 .analysis = 1, .seed = 1 };
 	const char *out = NULL;
 	int force = 0, c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:t:d:s:fnl:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:t:d:s:fnl:m:p:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
 		case 't': o.timeout_s = atof(optarg); break;
@@ -277,15 +307,18 @@ int batch_main(int argc, char **argv)
 		case 'f': force = 1; break;
 		case 'n': o.analysis = 0; break;
 		case 'l': o.local_mem = (size_t)atol(optarg); break;
+		case 'm': o.mem_bytes = (size_t)atol(optarg) << 20; break;
+		case 'p': o.profile = optarg; break;
 		case 'h':
 		default:
 			fprintf(c == 'h' ? stdout : stderr, "usage: clgrade batch LESSON DIR [--out DIR] "
 			        "[--timeout S] [--device S] [--seed N] [--force] [--no-analysis] "
-			        "[--local-mem BYTES]\n");
+			        "[--local-mem BYTES] [--memory MB] [--profile P]\n");
 			return c == 'h' ? 0 : 2;
 		}
 	}
-	if (argc - optind != 2 || !(o.l = lesson_find(argv[optind])) || o.timeout_s <= 0) {
+	if (argc - optind != 2 || !(o.l = lesson_find(argv[optind])) || o.timeout_s <= 0 ||
+	    !bank_profile_find(o.profile)) {
 		fprintf(stderr, "usage: clgrade batch LESSON DIR [--out DIR] ... (see --help)\n");
 		return 2;
 	}
@@ -304,11 +337,18 @@ int batch_main(int argc, char **argv)
 		free(subs);
 		return 2;
 	}
+	/* what a kept report must have been graded with: the grader itself and every option */
+	char key[512], self[17] = "";
+	batch_hash_file("/proc/self/exe", self);
+	snprintf(key, sizeof key, "grader %s lesson %s seed %llu device %s analysis %d local-mem %zu "
+	         "timeout %g memory %zu profile %s", self, o.l->slug, (unsigned long long)o.seed,
+	         o.device ? o.device : "default", o.analysis, o.local_mem, o.timeout_s, o.mem_bytes,
+	         o.profile);
 	int graded = 0, skipped = 0, errors = 0;
 	for (int i = 0; i < n; i++) {
 		printf("[%d/%d] %-24s ", i + 1, n, subs[i].student);
 		fflush(stdout);
-		int rc = grade_one(&o, &subs[i], out, force);
+		int rc = grade_one(&o, &subs[i], out, force, key);
 		printf("%s\n", rc == 3 ? "unchanged, kept" : rc == 0 ? "pass" : rc == 1 ? "fail" :
 		       subs[i].problem[0] ? subs[i].problem : "grader error");
 		skipped += rc == 3, graded += rc != 3, errors += rc == 2;

@@ -8,7 +8,9 @@
  * (or one named after the lesson's slug).  Writes <out>/<student>.json (the check report plus
  * "student" and "source_hash"), <out>/gradescope/<student>.json, and from all of them
  * <out>/grades.csv and <out>/grades.json.  Resumable: a student whose report exists with the
- * same source hash is not graded again unless --force (error rows always are).  Symbolic
+ * same source hash and grading key (the grader binary's hash and every option) is not graded
+ * again unless --force (error rows always are).  Names that clash after being made
+ * file-system-safe get -2, -3, ...  Symbolic
  * links are never submissions.  argv[0] is "batch".  Returns 0 when
  * every submission was graded (pass or fail), 2 on usage errors or when the grader could not
  * run for some submission. */

@@ -130,6 +130,11 @@ static void eval_runs(const check_opts *o, check_report *rep)
 		set(c, CRIT_FAIL, "shrink the __local arrays (a smaller TILE, or fewer arrays)",
 		    "the kernel needs %zu bytes of __local memory per work-group; the device has "
 		    "%llu (%s)", ch->local_bytes, ch->dev.local_mem, clrun_errstr(bad->err));
+	else if (bad && (bad->err == CL_INVALID_KERNEL_ARGS || bad->err == CL_INVALID_ARG_SIZE ||
+	                 bad->err == CL_INVALID_ARG_VALUE || bad->err == CL_INVALID_ARG_INDEX))
+		set(c, CRIT_FAIL, "keep the kernel's parameter list exactly as the lesson gives it "
+		    "(pointers to float, then const int)", "the grader could not pass the lesson's "
+		    "arguments to the kernel: %s (%d)", clrun_errstr(bad->err), bad->err);
 	else if (bad)
 		set(c, CRIT_FAIL, "an error reported while the kernel ran is almost always an "
 		    "out-of-bounds access: guard every load and store with the real size",
