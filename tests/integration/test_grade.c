@@ -575,6 +575,37 @@ START_TEST(l4_must_build_at_every_tile)
 }
 END_TEST
 
+START_TEST(l2_token_local_is_not_tiling)
+{
+	graded g = grade("2", FX "l2_token_local.cl", NULL);
+	assert_fails(&g, "uses_local_memory");
+	ck_assert_ptr_nonnull(strstr(message(&g, "uses_local_memory"), "4.00 bytes"));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l2_wrong_only_when_timed_gets_no_speedup)
+{
+	graded g = grade("2", FX "l2_skip_large.cl", "--no-analysis");
+	assert_fails(&g, "correct");
+	ck_assert_str_eq(status(&g, "speedup"), "not_checked");
+	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(g.json, "timing")));
+	done(&g);
+}
+END_TEST
+
+START_TEST(l3_kernel_that_evades_oclgrind_fails_its_checks)
+{
+	graded g = grade("3", FX "l3_evade_analysis.cl", NULL);
+	assert_fails(&g, "conflict_free");
+	assert_fails(&g, "race_free");
+	assert_fails(&g, "memory_safe");
+	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(g.json, "analysis_note")),
+	                             "could not run the kernel through"));
+	done(&g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("integration");
@@ -605,11 +636,14 @@ static Suite *suite(void)
 	tcase_add_test(l2, l2_forgotten_edge_tiles_fail_correct);
 	tcase_add_test(l2, l2_bank_conflict_fails_conflict_free);
 	tcase_add_test(l2, l2_tiling_cuts_global_loads_by_tile);
+	tcase_add_test(l2, l2_token_local_is_not_tiling);
+	tcase_add_test(l2, l2_wrong_only_when_timed_gets_no_speedup);
 	tcase_add_test(l3, l3_solution_passes_all_but_timing);
 	tcase_add_test(l3, l3_unpadded_read_is_32_way_store_conflict_free);
 	tcase_add_test(l3, l3_swizzle_is_conflict_free);
 	tcase_add_test(l3, l3_naive_store_is_uncoalesced);
 	tcase_add_test(l3, l3_square_only_fails_correct);
+	tcase_add_test(l3, l3_kernel_that_evades_oclgrind_fails_its_checks);
 	tcase_add_test(l4, l4_solution_passes);
 	tcase_add_test(l4, l4_starter_fails);
 	tcase_add_test(l4, l4_must_build_at_every_tile);
