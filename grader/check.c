@@ -310,13 +310,22 @@ static int child_main(void *arg)
 
 /* ---- analysis under Oclgrind ---------------------------------------------------------- */
 
+/* What `make` builds for the analysis, under the suite's root. */
+#define OCLGRIND_ICD_DIR "build/oclgrind-icd"
+#define TRACER_PLUGIN    "build/libcltrace.so"
+
+static void root_path(char *buf, size_t len, const char *rel)
+{
+	snprintf(buf, len, "%s/%s", lesson_root(), rel);
+}
+
 static int analysis_main(void *arg)
 {
 	const child_ctx *c = arg;
 	const check_opts *o = c->o;
 	char icd[4200], plugin[4200], err[256], opts[4200];
-	snprintf(icd, sizeof icd, "%s/build/oclgrind-icd", lesson_root());
-	snprintf(plugin, sizeof plugin, "%s/build/libcltrace.so", lesson_root());
+	root_path(icd, sizeof icd, OCLGRIND_ICD_DIR);
+	root_path(plugin, sizeof plugin, TRACER_PLUGIN);
 	setenv("OCL_ICD_VENDORS", icd, 1);
 	setenv("OCLGRIND_PLUGINS", plugin, 1);
 	setenv("OCLGRIND_DATA_RACES", "1", 1);
@@ -401,8 +410,8 @@ static void analysis_start(const check_opts *o, const char *source, check_report
 {
 	char icd[4200], plugin[4200], lib[4096] = "";
 	memset(a, 0, sizeof *a);
-	snprintf(icd, sizeof icd, "%s/build/oclgrind-icd/oclgrind.icd", lesson_root());
-	snprintf(plugin, sizeof plugin, "%s/build/libcltrace.so", lesson_root());
+	root_path(icd, sizeof icd, OCLGRIND_ICD_DIR "/oclgrind.icd");
+	root_path(plugin, sizeof plugin, TRACER_PLUGIN);
 	FILE *f = fopen(icd, "r");
 	if (f) {
 		if (!fgets(lib, sizeof lib, f))
@@ -609,14 +618,6 @@ void check_free(check_report *rep)
 {
 	cJSON_Delete(rep->analysis);
 	rep->analysis = NULL;
-}
-
-const check_crit *check_crit_get(const check_report *rep, lesson_crit id)
-{
-	for (int i = 0; i < rep->ncrit; i++)
-		if (rep->crit[i].id == id)
-			return &rep->crit[i];
-	return NULL;
 }
 
 const char *check_first_failure(const check_report *rep)

@@ -103,7 +103,4 @@ void check_free(check_report *rep);
 /* Criterion id of the first failing criterion, or NULL when it passed. */
 const char *check_first_failure(const check_report *rep);
 
-/* The criterion entry for id, or NULL when the lesson does not use it. */
-const check_crit *check_crit_get(const check_report *rep, lesson_crit id);
-
 #endif
