@@ -3,10 +3,12 @@
  * a hostile or broken kernel is a row in the CSV, never a stopped batch.  Reports are written
  * atomically and reused when the source is unchanged, so an interrupted batch resumes. */
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -16,13 +18,22 @@
 #include "lesson.h"
 #include "report.h"
 
-enum { MAX_SUBMISSIONS = 4096 };
+enum { MAX_SOURCE = 256 * 1024 };   /* check.c reads no more of a kernel than this */
 
+/* One entry of the submissions folder: every entry is one row, usable or not. */
 typedef struct submission {
-	char student[128];   /* file-system-safe name */
-	char path[4096];     /* the kernel file; "" when none could be chosen */
-	char problem[200];   /* why no kernel was chosen */
+	char student[128];   /* file-system-safe name, unique in the batch */
+	char rel[1024];      /* the entry as found, relative to DIR: "bob smith.cl", "carol/k.cl" */
+	char path[4096];     /* the kernel file; "" when the entry cannot be graded */
+	char problem[400];   /* why it cannot be graded */
+	int exact;           /* the safe name is the entry's own name: it wins a clash */
 } submission;
+
+/* A growing list of submissions (no limit on the count). */
+typedef struct sublist {
+	submission *v;
+	int n, cap;
+} sublist;
 
 int batch_hash_file(const char *path, char out[17])
 {
@@ -50,106 +61,214 @@ static void safe_name(const char *in, char *out, size_t len)
 	out[i] = '\0';
 	if (out[0] == '.')
 		out[0] = '_';
+	if (!out[0])
+		snprintf(out, len, "_");
 }
 
-static int ends_with(const char *s, const char *suffix)
+/* ".cl" in any case: ZED.CL is a kernel too. */
+static int is_cl(const char *name)
 {
-	size_t n = strlen(s), k = strlen(suffix);
-	return n >= k && strcmp(s + n - k, suffix) == 0;
+	size_t n = strlen(name);
+	return n > 3 && strcasecmp(name + n - 3, ".cl") == 0;
 }
 
-/* The .cl file of a student's folder: the only one, or the one named after the lesson. */
-static void pick_in_folder(const lesson *l, const char *dir, submission *s)
+/* A copy of untrusted text for a message: control bytes become '?'. */
+static void printable(const char *in, char *out, size_t len)
+{
+	size_t i = 0;
+	for (; in[i] && i + 1 < len; i++)
+		out[i] = (unsigned char)in[i] < 0x20 || in[i] == 0x7f ? '?' : in[i];
+	out[i] = '\0';
+}
+
+/* Can the grader take this regular file as a kernel?  0, or -1 with why in problem. */
+static int screen_source(const char *path, off_t size, char *problem, size_t len)
+{
+	if (size > MAX_SOURCE) {
+		snprintf(problem, len, "too large (%lld bytes; a kernel may have at most 256 KiB)",
+		         (long long)size);
+		return -1;
+	}
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		snprintf(problem, len, "cannot be read by the grader (%s)", strerror(errno));
+		return -1;
+	}
+	char buf[4096];
+	size_t n;
+	int nul = 0;
+	while (!nul && (n = fread(buf, 1, sizeof buf, f)) > 0)
+		nul = memchr(buf, '\0', n) != NULL;
+	fclose(f);
+	if (nul)
+		snprintf(problem, len, "not text (it contains NUL bytes: a binary file, or UTF-16; "
+		         "save it as UTF-8)");
+	return nul ? -1 : 0;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The .cl file of a student's folder: the only one, or the one named after the lesson.
+ * Hidden files, symlinks and subfolders inside it are never candidates. */
+static void pick_in_folder(const lesson *l, const char *dir, const char *name, submission *s)
 {
 	DIR *d = opendir(dir);
-	int n = 0;
-	char only[4096] = "", named[300];
+	int n = 0, links = 0;
+	char **cand = NULL, named[300], list[200] = "";
+	const char *chosen = NULL;
 	snprintf(named, sizeof named, "%s.cl", l->slug);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
-		char full[4096];
+		char full[4400];
 		struct stat st;
 		snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
-		if (e->d_name[0] == '.' || !ends_with(e->d_name, ".cl") || lstat(full, &st) != 0 ||
-		    !S_ISREG(st.st_mode))
-			continue;          /* a symlink could point at any file the grader can read */
-		n++;
-		snprintf(only, sizeof only, "%s", full);
-		if (strcmp(e->d_name, named) == 0) {
-			snprintf(s->path, sizeof s->path, "%s", only);
-			break;
+		if (e->d_name[0] == '.' || !is_cl(e->d_name) || lstat(full, &st) != 0)
+			continue;
+		if (!S_ISREG(st.st_mode)) {
+			links += S_ISLNK(st.st_mode);   /* could point at any file the grader can read */
+			continue;
 		}
+		char **more = realloc(cand, (n + 1) * sizeof *cand);
+		if (!more)
+			break;
+		cand = more;
+		cand[n++] = strdup(e->d_name);
 	}
 	if (d)
 		closedir(d);
-	if (s->path[0])
-		return;
-	if (n == 1)
-		snprintf(s->path, sizeof s->path, "%s", only);
-	else
-		snprintf(s->problem, sizeof s->problem, n ? "%d .cl files and none named %s" :
-		         "no .cl file in the folder", n, named);
+	qsort(cand, n, sizeof *cand, by_string);     /* the same message on every file system */
+	for (int i = 0; i < n; i++) {
+		char shown[100];
+		printable(cand[i], shown, sizeof shown);
+		if (strlen(list) + strlen(shown) + 8 < sizeof list)
+			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", shown);
+		else if (!strstr(list, "..."))
+			strcat(list, ", ...");
+		if (strcasecmp(cand[i], named) == 0)
+			chosen = cand[i];
+	}
+	if (!chosen && n == 1)
+		chosen = cand[0];
+	if (!d)
+		snprintf(s->problem, sizeof s->problem, "folder cannot be read by the grader");
+	else if (!chosen && n > 1)
+		snprintf(s->problem, sizeof s->problem, "%d candidate .cl files (%s) and none named %s: "
+		         "keep one", n, list, named);
+	else if (!chosen)
+		snprintf(s->problem, sizeof s->problem, "no .cl file in the folder%s", links ?
+		         " (symbolic links are not followed: they could point at any file)" : "");
+	snprintf(s->rel, sizeof s->rel, "%s/%s", name, chosen ? chosen : "");
+	struct stat st;
+	if (chosen) {
+		snprintf(s->path, sizeof s->path, "%s/%s", dir, chosen);
+		if (lstat(s->path, &st) != 0 || screen_source(s->path, st.st_size, s->problem,
+		                                               sizeof s->problem) != 0)
+			s->path[0] = '\0';
+	}
+	for (int i = 0; i < n; i++)
+		free(cand[i]);
+	free(cand);
+}
+
+/* One row for one entry of DIR, graded or saying why not. */
+static void classify(const lesson *l, const char *dir, const char *name, submission *s)
+{
+	char full[4400], stem[1024];
+	struct stat st;
+	memset(s, 0, sizeof *s);
+	snprintf(full, sizeof full, "%s/%s", dir, name);
+	snprintf(s->rel, sizeof s->rel, "%s", name);
+	snprintf(stem, sizeof stem, "%s", name);
+	if (is_cl(name))
+		stem[strlen(stem) - 3] = '\0';
+	safe_name(stem, s->student, 101);   /* room for a -N suffix */
+	s->exact = strcmp(s->student, stem) == 0;
+	if (lstat(full, &st) != 0)
+		snprintf(s->problem, sizeof s->problem, "cannot be examined (%s)", strerror(errno));
+	else if (S_ISLNK(st.st_mode))
+		snprintf(s->problem, sizeof s->problem, "a symbolic link: not followed (it could point "
+		         "at any file the grader can read)");
+	else if (name[0] == '.')
+		snprintf(s->problem, sizeof s->problem, "hidden (the name starts with a dot): rename "
+		         "it to grade it");
+	else if (S_ISDIR(st.st_mode))
+		pick_in_folder(l, full, name, s);
+	else if (!S_ISREG(st.st_mode))
+		snprintf(s->problem, sizeof s->problem, "not a regular file or a folder");
+	else if (!is_cl(name))
+		snprintf(s->problem, sizeof s->problem, "not a .cl file: rename it to end in .cl to "
+		         "grade it");
+	else if (screen_source(full, st.st_size, s->problem, sizeof s->problem) == 0)
+		snprintf(s->path, sizeof s->path, "%s", full);
+}
+
+static int by_claim(const void *a, const void *b)
+{
+	const submission *x = a, *y = b;
+	return x->exact != y->exact ? y->exact - x->exact : strcmp(x->rel, y->rel);
 }
 
 static int by_student(const void *a, const void *b)
 {
-	const submission *x = a, *y = b;
-	int c = strcmp(x->student, y->student);
-	return c ? c : strcmp(x->path, y->path);   /* clashing names: always the same order */
+	return strcmp(((const submission *)a)->student, ((const submission *)b)->student);
 }
 
-/* Two submissions must never share a report: "alice smith" and "alice_smith" both make
- * alice_smith, so later ones get -2, -3, ...; "grades" is the summary's name. */
-static void unique_names(submission *subs, int n)
+/* Is name taken for entry i?  By the batch's own files, by an entry named before i, or (for a
+ * made-up name) by an entry whose own safe name it is. */
+static int taken(const submission *v, int n, int i, const char *name, int made_up)
 {
-	for (int i = 0; i < n; i++) {
-		char base[128];
-		snprintf(base, sizeof base, "%s", subs[i].student);
-		int clash = strcmp(base, "grades") == 0 || strcmp(base, "gradescope") == 0;
-		for (int j = 0; j < i && !clash; j++)
-			clash = strcmp(subs[j].student, base) == 0;
-		for (int k = 2; clash; k++) {
-			snprintf(subs[i].student, sizeof subs[i].student, "%.100s-%d", base, k);
-			clash = 0;
-			for (int j = 0; j < n && !clash; j++)
-				clash = j != i && strcmp(subs[j].student, subs[i].student) == 0;
-		}
-	}
+	if (strcmp(name, "grades") == 0 || strcmp(name, "gradescope") == 0)
+		return 1;
+	for (int j = 0; j < n; j++)
+		if ((j < i || (made_up && v[j].exact)) && j != i && strcmp(v[j].student, name) == 0)
+			return 1;
+	return 0;
 }
 
-static int discover(const lesson *l, const char *dir, submission *subs, int max)
+/* Two entries must never share a report, and no entry takes another's own name: entries whose
+ * name is already safe claim it first (`bob_smith.cl` stays bob_smith; `bob smith.cl` becomes
+ * bob_smith-2), then in the order of their paths, so the result never depends on readdir. */
+static void unique_names(submission *v, int n)
+{
+	qsort(v, n, sizeof *v, by_claim);
+	for (int i = 0; i < n; i++) {
+		char base[128], name[128];
+		snprintf(base, sizeof base, "%s", v[i].student);
+		snprintf(name, sizeof name, "%s", base);
+		for (int k = 2; taken(v, n, i, name, k > 2); k++)
+			snprintf(name, sizeof name, "%s-%d", base, k);
+		snprintf(v[i].student, sizeof v[i].student, "%s", name);
+	}
+	qsort(v, n, sizeof *v, by_student);
+}
+
+/* Every entry of dir but "." and "..", one row each.  -1 when dir cannot be read. */
+static int discover(const lesson *l, const char *dir, sublist *subs)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return -1;
-	int n = 0;
 	struct dirent *e;
-	while ((e = readdir(d)) && n < max) {
-		if (e->d_name[0] == '.')
+	while ((e = readdir(d))) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		char full[4096];
-		struct stat st;
-		snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
-		if (lstat(full, &st) != 0 || S_ISLNK(st.st_mode))
-			continue;                      /* a symlink could point anywhere */
-		submission *s = &subs[n];
-		memset(s, 0, sizeof *s);
-		if (S_ISREG(st.st_mode) && ends_with(e->d_name, ".cl")) {
-			char name[256];
-			snprintf(name, sizeof name, "%.*s", (int)(strlen(e->d_name) - 3), e->d_name);
-			safe_name(name, s->student, sizeof s->student);
-			snprintf(s->path, sizeof s->path, "%s", full);
-			n++;
-		} else if (S_ISDIR(st.st_mode)) {
-			safe_name(e->d_name, s->student, sizeof s->student);
-			pick_in_folder(l, full, s);
-			n++;
+		if (subs->n == subs->cap) {
+			int cap = subs->cap ? 2 * subs->cap : 64;
+			submission *v = realloc(subs->v, cap * sizeof *v);
+			if (!v) {
+				closedir(d);
+				return -1;
+			}
+			subs->v = v, subs->cap = cap;
 		}
+		classify(l, dir, e->d_name, &subs->v[subs->n++]);
 	}
 	closedir(d);
-	qsort(subs, n, sizeof *subs, by_student);
-	unique_names(subs, n);
-	return n;
+	unique_names(subs->v, subs->n);
+	return subs->n;
 }
 
 static cJSON *read_json_file(const char *path)
@@ -210,8 +329,10 @@ static int grade_one(const check_opts *base, const submission *s, const char *ou
 		check_free(&rep);
 	}
 	cJSON_AddStringToObject(j, "student", s->student);
+	cJSON_AddStringToObject(j, "path", s->rel);
 	cJSON_AddStringToObject(j, "source_hash", hash);
 	cJSON_AddStringToObject(j, "grading_key", key);
+	report_utf8_clean(j);
 	report_write(j, jpath);
 	cJSON_Delete(j);
 	return rc;
@@ -225,7 +346,7 @@ static void csv_field(FILE *f, const char *s)
 	for (; s && *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
+		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
 	}
 	fputc('"', f);
 }
@@ -239,7 +360,7 @@ static void summarise(const lesson *l, const submission *subs, int n, const char
 	cJSON *all = cJSON_CreateArray();
 	if (!csv)
 		return;
-	fprintf(csv, "student,verdict,score,max_score,first_failure");
+	fprintf(csv, "student,path,verdict,score,max_score,first_failure");
 	for (int c = 0; c < CRIT_COUNT; c++)
 		if (l->criteria & CRIT_BIT(c))
 			fprintf(csv, ",%s", lesson_crit_id(c));
@@ -254,6 +375,8 @@ static void summarise(const lesson *l, const submission *subs, int n, const char
 			if (!first[0] && cJSON_IsFalse(cJSON_GetObjectItem(cr, "passed")))
 				first = cJSON_GetStringValue(cJSON_GetObjectItem(cr, "id"));
 		csv_field(csv, subs[i].student);
+		fputc(',', csv);
+		csv_field(csv, subs[i].rel);
 		fprintf(csv, ",%s,%d,%d,", verdict ? verdict : "missing", sc ? sc->valueint : 0,
 		        mx ? mx->valueint : 0);
 		csv_field(csv, verdict && strcmp(verdict, "error") == 0 ?
@@ -270,6 +393,7 @@ static void summarise(const lesson *l, const submission *subs, int n, const char
 		fputc('\n', csv);
 		cJSON *row = cJSON_CreateObject();
 		cJSON_AddStringToObject(row, "student", subs[i].student);
+		cJSON_AddStringToObject(row, "path", subs[i].rel);
 		cJSON_AddStringToObject(row, "verdict", verdict ? verdict : "missing");
 		cJSON_AddNumberToObject(row, "score", sc ? sc->valueint : 0);
 		cJSON_AddNumberToObject(row, "max_score", mx ? mx->valueint : 0);
@@ -280,6 +404,7 @@ static void summarise(const lesson *l, const submission *subs, int n, const char
 	}
 	fclose(csv);
 	snprintf(path, sizeof path, "%s/grades.json", out);
+	report_utf8_clean(all);
 	report_write(all, path);
 	cJSON_Delete(all);
 }
@@ -328,8 +453,9 @@ int batch_main(int argc, char **argv)
 		snprintf(outbuf, sizeof outbuf, "grades-%s", o.l->slug);
 		out = outbuf;
 	}
-	submission *subs = calloc(MAX_SUBMISSIONS, sizeof *subs);
-	int n = subs ? discover(o.l, dir, subs, MAX_SUBMISSIONS) : -1;
+	sublist list = { 0 };
+	int n = discover(o.l, dir, &list);
+	submission *subs = list.v;
 	char gs[4300];
 	snprintf(gs, sizeof gs, "%s/gradescope", out);
 	if (n < 0 || (mkdir(out, 0755) && access(out, W_OK)) || (mkdir(gs, 0755) && access(gs, W_OK))) {

@@ -5,15 +5,16 @@
 /* clgrade batch LESSON DIR [--out DIR] [--timeout S] [--device S] [--seed N] [--force]
  *                          [--no-analysis] [--local-mem BYTES]
  * DIR holds one submission per student: DIR/<student>.cl, or DIR/<student>/ with one .cl file
- * (or one named after the lesson's slug).  Writes <out>/<student>.json (the check report plus
- * "student" and "source_hash"), <out>/gradescope/<student>.json, and from all of them
- * <out>/grades.csv and <out>/grades.json.  Resumable: a student whose report exists with the
- * same source hash and grading key (the grader binary's hash and every option) is not graded
- * again unless --force (error rows always are).  Names that clash after being made
- * file-system-safe get -2, -3, ...  Symbolic
- * links are never submissions.  argv[0] is "batch".  Returns 0 when
- * every submission was graded (pass or fail), 2 on usage errors or when the grader could not
- * run for some submission. */
+ * (or one named after the lesson's slug); ".cl" in any case.  Every entry of DIR is one row:
+ * one that cannot be graded (hidden, a symlink, not .cl, too large, not text, several
+ * candidates ...) is an "error" row saying why.  Writes <out>/<student>.json (the check report
+ * plus "student", "path" (relative to DIR), "source_hash" and "grading_key"),
+ * <out>/gradescope/<student>.json, and from all of them <out>/grades.csv and grades.json.
+ * Resumable: a student whose report exists with the same source hash and grading key (the
+ * grader binary's hash and every option) is not graded again unless --force (error rows
+ * always are).  Safe names that clash get -2, -3, ...; a name that is already safe keeps it.
+ * argv[0] is "batch".  Returns 0 when every entry was graded (pass or fail), 2 on usage
+ * errors or when any row is an error. */
 int batch_main(int argc, char **argv);
 
 /* 64-bit FNV-1a of a file's bytes as 16 hex digits into out[17] (change detection only,

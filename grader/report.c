@@ -462,6 +462,11 @@ static void utf8_clean(cJSON *j)
 		utf8_clean(c);
 }
 
+void report_utf8_clean(cJSON *j)
+{
+	utf8_clean(j);
+}
+
 cJSON *report_json(const check_report *rep)
 {
 	const check_child *ch = &rep->child;

@@ -21,6 +21,8 @@ cJSON *report_gradescope(const check_report *rep);
 /* Criteria passed into *score; returns the maximum: criteria not left unchecked by the
  * grading environment (check_crit.env). */
 int report_score(const check_report *rep, int *score);
+/* Replace the bytes of j's strings (recursively) that are not valid UTF-8 with '?'. */
+void report_utf8_clean(cJSON *j);
 /* Whether to colour f (a TTY and NO_COLOR unset). */
 int report_color(FILE *f);
 

@@ -1,0 +1,198 @@
+/* test_batch.c — integration tests of `clgrade batch` as an instructor meets it: a folder
+ * holding every kind of odd entry (each gets exactly one row), more submissions than any fixed
+ * table, clashing safe names, and parallel grading (-j) that must give the same CSV as -j 1.
+ * Runs the real build/clgrade on real PoCL and Oclgrind as a subprocess. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+#define SOL3 "kernels/solutions/03-transpose-padding.cl"
+#define FX   "tests/fixtures/"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc(n + 1);
+	if (fread(s, 1, n, f) != (size_t)n)
+		n = 0;
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static int sh(const char *fmt, const char *dir)
+{
+	char cmd[8192];
+	snprintf(cmd, sizeof cmd, fmt, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir, dir);
+	int st = system(cmd);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *file_in(const char *dir, const char *rel)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	return slurp(path);
+}
+
+/* The CSV line of a student, without its newline (caller frees), or NULL. */
+static char *csv_row(const char *csv, const char *student)
+{
+	char key[300];
+	snprintf(key, sizeof key, "\n\"%s\",", student);
+	const char *p = strstr(csv, key);
+	return p ? strndup(p + 1, strcspn(p + 1, "\n")) : NULL;
+}
+
+static int count_lines(const char *s)
+{
+	int n = 0;
+	for (; *s; s++)
+		n += *s == '\n';
+	return n;
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	int n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A row of student with this path, verdict and (for error rows) a reason containing why. */
+static void assert_row(const char *csv, const char *student, const char *path, const char *verdict,
+                       const char *why)
+{
+	char *row = csv_row(csv, student), want[600];
+	ck_assert_msg(row != NULL, "no row for %s in\n%s", student, csv);
+	snprintf(want, sizeof want, "\"%s\",\"%s\",%s,", student, path, verdict);
+	ck_assert_msg(strncmp(row, want, strlen(want)) == 0, "row %s, wanted %s...", row, want);
+	ck_assert_msg(!why || strstr(row, why), "row %s does not say %s", row, why);
+	free(row);
+}
+
+START_TEST(every_odd_entry_gets_one_row)
+{
+	char dir[] = "/tmp/clgrade-tb-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sh("set -e; mkdir %s/in; cd %s/in; S=$OLDPWD/" SOL3 "; "
+	   "cp $S alice.cl; cp $S 'bob smith.cl'; cp $S bob_smith.cl; cp $S bob_smith-2.cl; "
+	   "cp $S ZED.CL; cp $S bob.cl.txt; cp $S ..dots.cl; cp $S .hidden.cl; mkdir .hdir; "
+	   "cp $S .hdir/k.cl; ln -s /etc/passwd link.cl; ln -s $S goodlink.cl; "
+	   "head -c 300000 /dev/zero | tr '\\0' a > big.cl; printf 'k\\0x' > bin.cl; "
+	   "mkdir multi named empty lonely; cp $S multi/a.cl; cp $S multi/b.cl; cp $S named/x.cl; "
+	   "cp $S named/03-transpose-padding.CL; ln -s /etc/passwd empty/k.cl; cp $S lonely/mine.Cl; "
+	   "mkfifo fifo.cl; cp $S grades.cl; cp $S \"$(printf 'nl\\nx.cl')\"; "
+	   "cp $S \"$(printf 'esc\\033[31m.cl')\"", dir), 0);
+	char in[64];
+	snprintf(in, sizeof in, "%s/in", dir);
+	int entries = count_entries(in);
+	ck_assert_int_eq(entries, 21);
+	/* error rows make the exit 2: the instructor must look */
+	ck_assert_int_eq(sh("build/clgrade batch 3 %s/in --out %s/out --no-analysis > %s/log 2>&1",
+	                    dir), 2);
+	char *csv = file_in(dir, "out/grades.csv");
+	ck_assert_ptr_nonnull(csv);
+	ck_assert_int_eq(count_lines(csv), entries + 1);           /* a header and one row each */
+	ck_assert_ptr_nonnull(strstr(csv, "student,path,verdict,"));
+	assert_row(csv, "alice", "alice.cl", "pass", NULL);
+	assert_row(csv, "ZED", "ZED.CL", "pass", NULL);            /* .cl in any case */
+	assert_row(csv, "lonely", "lonely/mine.Cl", "pass", NULL);
+	assert_row(csv, "named", "named/03-transpose-padding.CL", "pass", NULL);
+	/* a safe name never takes another file's row */
+	assert_row(csv, "bob_smith", "bob_smith.cl", "pass", NULL);
+	assert_row(csv, "bob_smith-2", "bob_smith-2.cl", "pass", NULL);
+	assert_row(csv, "bob_smith-3", "bob smith.cl", "pass", NULL);
+	assert_row(csv, "grades-2", "grades.cl", "pass", NULL);
+	assert_row(csv, "bob.cl.txt", "bob.cl.txt", "error", "not a .cl file");
+	assert_row(csv, "_.dots", "..dots.cl", "error", "hidden");
+	assert_row(csv, "_hidden", ".hidden.cl", "error", "hidden");
+	assert_row(csv, "_hdir", ".hdir", "error", "hidden");
+	assert_row(csv, "link", "link.cl", "error", "symbolic link");
+	assert_row(csv, "goodlink", "goodlink.cl", "error", "symbolic link");
+	assert_row(csv, "big", "big.cl", "error", "too large");
+	assert_row(csv, "bin", "bin.cl", "error", "not text");
+	assert_row(csv, "multi", "multi/", "error", "2 candidate .cl files (a.cl, b.cl)");
+	assert_row(csv, "empty", "empty/", "error", "symbolic links are not followed");
+	assert_row(csv, "fifo", "fifo.cl", "error", "not a regular file");
+	assert_row(csv, "nl_x", "nl?x.cl", "pass", NULL);          /* no control byte in the CSV */
+	assert_row(csv, "esc__31m", "esc?[31m.cl", "pass", NULL);
+	ck_assert_msg(strstr(csv, "root:") == NULL, "leaked /etc/passwd");
+	free(csv);
+	/* grades.json: one row per entry, the original path beside the safe name */
+	char *js = file_in(dir, "out/grades.json");
+	cJSON *all = cJSON_Parse(js), *row;
+	ck_assert_int_eq(cJSON_GetArraySize(all), entries);
+	int seen = 0;
+	cJSON_ArrayForEach(row, all)
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(row, "student")), "bob_smith-3") == 0)
+			seen = strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(row, "path")), "bob smith.cl") == 0;
+	ck_assert(seen);
+	cJSON_Delete(all);
+	free(js);
+	char *rep = file_in(dir, "out/nl_x.json");
+	cJSON *r = cJSON_Parse(rep);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(r, "path")), "nl\nx.cl");
+	cJSON_Delete(r);
+	free(rep);
+	char *log = file_in(dir, "log");
+	ck_assert_msg(strchr(log, '\033') == NULL, "an escape byte reached the terminal:\n%s", log);
+	free(log);
+	sh("rm -rf %s", dir);
+}
+END_TEST
+
+/* No fixed table: 4100 entries give 4100 rows (4096 used to be the limit, with exit 0). */
+START_TEST(no_limit_on_the_count)
+{
+	char dir[] = "/tmp/clgrade-tb-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sh("mkdir %s/in && cd %s/in && seq -w 1 4100 | sed 's/$/.txt/' | "
+	                    "xargs touch", dir), 0);
+	ck_assert_int_eq(sh("build/clgrade batch 3 %s/in --out %s/out > %s/log 2>&1", dir), 2);
+	char *csv = file_in(dir, "out/grades.csv");
+	ck_assert_ptr_nonnull(csv);
+	ck_assert_int_eq(count_lines(csv), 4101);
+	char *row = csv_row(csv, "4100.txt");
+	ck_assert_msg(row && strstr(row, ",error,"), "%s", row ? row : "no row 4100.txt");
+	free(row);
+	free(csv);
+	sh("rm -rf %s", dir);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("batch");
+	TCase *rows = tcase_create("rows");
+	tcase_set_timeout(rows, 180);
+	suite_add_tcase(s, rows);
+	tcase_add_test(rows, every_odd_entry_gets_one_row);
+	tcase_add_test(rows, no_limit_on_the_count);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
