@@ -149,7 +149,7 @@ static void timing(clrun *cl, cl_kernel k, cl_kernel base, const child_ctx *c, i
 	/* a GPU needs a large problem to dwarf launch costs; its full CPU reference would take
 	 * seconds, so there the output is checked on sampled elements */
 	int gpu = strcmp(r->dev.type, "GPU") == 0;
-	lesson_size ts = gpu ? l->time_size_gpu : l->time_size;
+	lesson_size ts = gpu ? l->kind->time_size_gpu : l->kind->time_size;
 	int rows = ts.rows, cols = ts.cols;
 	stage(r, "timing at %dx%d", rows, cols);
 	if ((gpu ? ref_setup_inputs : ref_setup)(&p, l->kind, rows, cols, c->o->seed + 99) != 0)
@@ -220,7 +220,7 @@ static void tile_sweep(clrun *cl, const child_ctx *c)
 		t->err = run.err;
 		ref_problem p;
 		clrun_bufs b;
-		lesson_size ts = strcmp(r->dev.type, "GPU") == 0 ? l->time_size_gpu : l->time_size;
+		lesson_size ts = strcmp(r->dev.type, "GPU") == 0 ? l->kind->time_size_gpu : l->kind->time_size;
 		if (t->correct && ref_setup_inputs(&p, l->kind, ts.rows, ts.cols, 7) == 0) {
 			double ms[3];
 			if (clrun_upload(cl, &p, &b, 1) == CL_SUCCESS &&
@@ -281,10 +281,10 @@ static int child_main(void *arg)
 		return 0;
 	}
 	int ok = 1;
-	for (int i = 0; i < LESSON_MAX_SIZES && l->sizes[i].rows && ok; i++) {
+	for (int i = 0; i < LESSON_MAX_SIZES && l->kind->sizes[i].rows && ok; i++) {
 		check_run *run = &r->runs[r->nruns++];
-		stage(r, "running at %dx%d", l->sizes[i].rows, l->sizes[i].cols);
-		ok = correctness_run(&cl, k, o, l->sizes[i].rows, l->sizes[i].cols, l->tile,
+		stage(r, "running at %dx%d", l->kind->sizes[i].rows, l->kind->sizes[i].cols);
+		ok = correctness_run(&cl, k, o, l->kind->sizes[i].rows, l->kind->sizes[i].cols, l->tile,
 		                     o->seed + i, run) == 0;
 	}
 	int right = ok;             /* time only a kernel that is right so far */
@@ -350,7 +350,7 @@ static int analysis_main(void *arg)
 		return 4;
 	ref_problem p;
 	clrun_bufs b;
-	if (ref_setup(&p, o->l->kind, o->l->analysis_size.rows, o->l->analysis_size.cols, o->seed) != 0)
+	if (ref_setup(&p, o->l->kind, o->l->kind->analysis_size.rows, o->l->kind->analysis_size.cols, o->seed) != 0)
 		return 5;
 	e = clrun_upload(&cl, &p, &b, 0);
 	if (e == CL_SUCCESS)

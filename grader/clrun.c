@@ -258,21 +258,20 @@ cl_int clrun_reset_output(clrun *r, clrun_bufs *b)
 cl_int clrun_launch(clrun *r, cl_kernel k, const clrun_bufs *b, int tile, double *ms)
 {
 	const ref_problem *p = b->p;
-	cl_int e = CL_SUCCESS, rows = p->rows, cols = p->cols;
-	int a = 0;
+	cl_int e = CL_SUCCESS;
+	int a = 0, v[KIND_MAX_SCALARS], nv = p->kind->scalars(p, v);
 	for (int i = 0; i < b->n && e == CL_SUCCESS; i++)
 		e = clSetKernelArg(k, a++, sizeof(cl_mem), &b->view[i]);
-	if (e == CL_SUCCESS)
-		e = clSetKernelArg(k, a++, sizeof(cl_int), &rows);
-	if (e == CL_SUCCESS && p->kind == KIND_TRANSPOSE)
-		e = clSetKernelArg(k, a++, sizeof(cl_int), &cols);
+	for (int i = 0; i < nv && e == CL_SUCCESS; i++) {
+		cl_int x = v[i];
+		e = clSetKernelArg(k, a++, sizeof x, &x);
+	}
 	if (e != CL_SUCCESS)
 		return e;
-	size_t t = (size_t)tile;
-	size_t local[2] = { t, t };
-	size_t global[2] = { ((size_t)cols + t - 1) / t * t, ((size_t)rows + t - 1) / t * t };
+	size_t global[3], local[3];
+	int dims = p->kind->geometry(p, tile, global, local);
 	cl_event ev;
-	e = clEnqueueNDRangeKernel(r->queue, k, 2, NULL, global, local, 0, NULL, &ev);
+	e = clEnqueueNDRangeKernel(r->queue, k, dims, NULL, global, local, 0, NULL, &ev);
 	if (e != CL_SUCCESS)
 		return e;
 	e = clWaitForEvents(1, &ev);

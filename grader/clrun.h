@@ -60,8 +60,8 @@ void clrun_release(clrun_bufs *b);
 /* Refill the output with the unwritten pattern (between a baseline and a student run). */
 cl_int clrun_reset_output(clrun *r, clrun_bufs *b);
 
-/* Launch kernel once on the problem with a TILE x TILE local size (global size rounded up)
- * and wait; *ms = profiling time.  Returns the OpenCL status of the enqueue or the wait. */
+/* Launch kernel once on the problem at TILE, with the arguments and NDRange its kind gives
+ * (kind.h: buffers, then scalars; e.g. TILE x TILE groups, global size rounded up), and wait; *ms = profiling time.  Returns the OpenCL status of the enqueue or the wait. */
 cl_int clrun_launch(clrun *r, cl_kernel k, const clrun_bufs *b, int tile, double *ms);
 
 /* Read back the output into out[], check every guard zone and that inputs are unchanged.

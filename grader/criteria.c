@@ -175,10 +175,9 @@ static void eval_correct(const check_opts *o, check_report *rep)
 	if (bad) {
 		char extra[200] = "";
 		const char *try_ = "compare your index arithmetic with the lesson's text for this size";
-		if (o->l->kind == KIND_TRANSPOSE && nsq_bad && !sq_bad && sq_good) {
-			snprintf(extra, sizeof extra, " -- square sizes are right, so rows and cols are "
-			         "mixed up somewhere (in is rows x cols, out is cols x rows)");
-			try_ = "check every use of rows and cols: the input's row length is cols, the output's is rows";
+		if (o->l->kind->mixup_msg && nsq_bad && !sq_bad && sq_good) {
+			snprintf(extra, sizeof extra, "%s", o->l->kind->mixup_msg);
+			try_ = o->l->kind->mixup_try;
 		} else if (good && (good->rows > 1 || good->cols > 1)) {
 			snprintf(extra, sizeof extra, " -- right at %dx%d, so look for a hard-coded size "
 			         "or an assumption that the size is a multiple of TILE", good->rows, good->cols);
@@ -285,13 +284,15 @@ static int local_loads(const check_report *rep)
 	return n;
 }
 
-/* Global bytes loaded per FLOP in the analysis run (matmul), or 0 without one. */
-static double bytes_per_flop(const check_report *rep)
+/* Global bytes loaded per work unit of the kind (per FLOP for matmul) in the analysis run,
+ * or 0 without one. */
+static double bytes_per_unit(const check_report *rep)
 {
 	cJSON *gb = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "global_bytes") : NULL;
 	cJSON *ld = gb ? cJSON_GetObjectItem(gb, "loaded") : NULL;
-	double n = rep->opts.l->analysis_size.rows;
-	return cJSON_IsNumber(ld) ? ld->valuedouble / (2 * n * n * n) : 0;
+	const kind *k = rep->opts.l->kind;
+	return cJSON_IsNumber(ld) ? ld->valuedouble / k->traffic_units(k->analysis_size.rows,
+	                                                              k->analysis_size.cols) : 0;
 }
 
 static void eval_local(const check_opts *o, check_report *rep)
@@ -299,6 +300,8 @@ static void eval_local(const check_opts *o, check_report *rep)
 	check_crit *c = crit(rep, CRIT_USES_LOCAL);
 	const check_child *ch = &rep->child;
 	int loads = local_loads(rep);
+	char msg[400];
+	const char *token_try = NULL;
 	const char *try_ = "declare a __local tile (e.g. __local float tile[TILE][TILE];), load it "
 	                   "cooperatively, barrier, then compute from it";
 	/* Drivers report a few bytes for kernels without any __local data (NVIDIA: 1), so the
@@ -312,13 +315,9 @@ static void eval_local(const check_opts *o, check_report *rep)
 	else if (loads < 0 && ch->local_bytes < 64)
 		set(c, CRIT_FAIL, try_, "the kernel uses no __local memory (%zu bytes per work-group)",
 		    ch->local_bytes);
-	else if (o->l->kind == KIND_MATMUL && loads > 0 && bytes_per_flop(rep) > 8.0 / o->l->tile)
-		/* a token __local round trip beside the naive loads is not tiling */
-		set(c, CRIT_FAIL, "each element of A and B should come from global memory once per "
-		    "tile and then be read TILE times from __local memory; check that the inner loop "
-		    "reads only the tiles", "the kernel uses __local memory but still loads %.2f bytes "
-		    "from global memory per FLOP (the naive kernel: 4.00; tiles of TILE=%d: %.2f)",
-		    bytes_per_flop(rep), o->l->tile, 4.0 / o->l->tile);
+	else if (loads > 0 && o->l->kind->token_local &&
+	         o->l->kind->token_local(bytes_per_unit(rep), o->l->tile, msg, sizeof msg, &token_try))
+		set(c, CRIT_FAIL, token_try, "%s", msg);   /* a token __local round trip is not tiling */
 	else
 		set(c, CRIT_PASS, NULL, "%zu bytes of __local memory per work-group%s", ch->local_bytes,
 		    loads > 0 ? ", read back by the kernel" : "");
@@ -429,11 +428,7 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 		/* measured, not judged: see GUIDE.md "Speedup thresholds" */
 		set(c, CRIT_NOT_CHECKED, NULL, "%s; not judged on a %s device: there __local memory is "
 		    "ordinary cached RAM, so %s -- judge speed on a GPU (make check LESSON=%d "
-		    "DEVICE=<gpu>)", measured, ch->dev.type, o->l->kind == KIND_TRANSPOSE ?
-		    "padding and bank conflicts cannot show in the timing (conflict_free is judged "
-		    "by the GPU bank model instead) and the tile's staging often costs more than it saves"
-		    : "tiling's fewer global loads do not reliably beat the CPU's caches (the reference "
-		    "solution measures 0.7-1.0x here)", o->l->number);
+		    "DEVICE=<gpu>)", measured, ch->dev.type, o->l->kind->cpu_speed_note, o->l->number);
 		return;
 	}
 	set(c, s >= bar ? CRIT_PASS : CRIT_FAIL, "each element loaded into __local memory must be "

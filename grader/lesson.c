@@ -16,18 +16,14 @@
 #define LOCAL (CRIT_BIT(CRIT_USES_LOCAL) | CRIT_BIT(CRIT_CONFLICT_FREE))
 
 static const lesson lessons[] = {
-	{ 1, "01-naive-matmul", "naive matmul (the baseline)", "matmul_naive", KIND_MATMUL, 16,
-	  CORE, NULL, NULL,
-	  { {1, 1}, {17, 17}, {100, 100}, {256, 256} }, {480, 480}, {2048, 2048}, {48, 48}, 0, 0, {0} },
-	{ 2, "02-tiled-matmul", "tiled matmul in __local memory", "matmul_tiled", KIND_MATMUL, 16,
-	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "matmul_naive.cl", "matmul_naive",
-	  { {1, 1}, {17, 17}, {100, 100}, {256, 256} }, {480, 480}, {2048, 2048}, {48, 48}, 0, 1.10, {0} },
-	{ 3, "03-transpose-padding", "transpose with a padded tile", "transpose", KIND_TRANSPOSE, 32,
-	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "transpose_naive.cl", "transpose_naive",
-	  { {1, 1}, {100, 37}, {37, 100}, {64, 64}, {33, 65} }, {2000, 2000}, {8192, 8192}, {64, 96}, 0, 2.0, {0} },
-	{ 4, "04-tile-budget", "choosing TILE within the local-memory budget", "matmul_tiled", KIND_MATMUL, 16,
-	  CORE | LOCAL | CRIT_BIT(CRIT_TILE_CHOICE), NULL, NULL,
-	  { {1, 1}, {17, 17}, {100, 100}, {256, 256} }, {480, 480}, {2048, 2048}, {48, 48}, 0, 0, {8, 16, 32, 0} },
+	{ 1, "01-naive-matmul", "naive matmul (the baseline)", "matmul_naive", &kind_matmul, 16,
+	  CORE, NULL, NULL, 0, 0, {0} },
+	{ 2, "02-tiled-matmul", "tiled matmul in __local memory", "matmul_tiled", &kind_matmul, 16,
+	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "matmul_naive.cl", "matmul_naive", 0, 1.10, {0} },
+	{ 3, "03-transpose-padding", "transpose with a padded tile", "transpose", &kind_transpose, 32,
+	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "transpose_naive.cl", "transpose_naive", 0, 2.0, {0} },
+	{ 4, "04-tile-budget", "choosing TILE within the local-memory budget", "matmul_tiled", &kind_matmul, 16,
+	  CORE | LOCAL | CRIT_BIT(CRIT_TILE_CHOICE), NULL, NULL, 0, 0, {8, 16, 32, 0} },
 };
 
 static const char *crit_ids[CRIT_COUNT] = {

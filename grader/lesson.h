@@ -1,10 +1,14 @@
 /* lesson.h — the lesson registry: one table row per lesson, the only place a lesson is named.
  *
  * Adding a lesson means one row here, one folder lessons/NN-slug/, one starter
- * kernels/starter/NN-slug.cl and one solution kernels/solutions/NN-slug.cl.  Everything the
- * grader does for a lesson (sizes, reference, criteria, baseline, thresholds) comes from here. */
+ * kernels/starter/NN-slug.cl and one solution kernels/solutions/NN-slug.cl (and, for a new
+ * kind of computation, one grader/kind_<name>.c: kind.h).  Everything the grader does for a
+ * lesson (criteria, baseline, thresholds; through its kind: sizes, reference, launch) comes
+ * from here. */
 #ifndef LESSON_H
 #define LESSON_H
+
+#include "kind.h"
 
 /* The criteria, in report order.  Ids are stable (DESIGN.md); a lesson lists those that apply. */
 typedef enum {
@@ -14,27 +18,18 @@ typedef enum {
 
 #define CRIT_BIT(c) (1u << (c))
 
-/* What the kernel computes; the reference, arguments and work formula follow from it. */
-typedef enum { KIND_MATMUL, KIND_TRANSPOSE } lesson_kind;
-
-enum { LESSON_MAX_SIZES = 8, LESSON_MAX_TILES = 4 };
-
-typedef struct lesson_size { int rows, cols; } lesson_size;
+enum { LESSON_MAX_TILES = 4 };
 
 typedef struct lesson {
 	int number;                 /* 1, 2, ...                                          */
 	const char *slug;           /* "03-transpose-padding": folder and file names        */
 	const char *title;          /* one line for tables                                  */
 	const char *kernel;         /* kernel function name the student writes              */
-	lesson_kind kind;
+	const kind *kind;           /* what it computes: reference, launch, units, sizes (kind.h) */
 	int tile;                   /* default TILE (-DTILE=t, local size TILE x TILE)       */
 	unsigned criteria;          /* CRIT_BIT()s that apply                                */
 	const char *baseline;       /* baseline kernel file under grader/baselines/, or NULL */
 	const char *baseline_kernel;
-	lesson_size sizes[LESSON_MAX_SIZES]; /* correctness sizes, {0,0}-terminated      */
-	lesson_size time_size;      /* timing size on a CPU (also checked for correctness)  */
-	lesson_size time_size_gpu;  /* timing size on a GPU: large enough to dwarf launch cost */
-	lesson_size analysis_size;  /* small size run under Oclgrind                         */
 	double speedup_cpu;         /* pass bar on a CPU device; 0 = measured, not judged    */
 	double speedup_gpu;         /* pass bar on a GPU device (measured on an H200)        */
 	int tiles[LESSON_MAX_TILES];/* TILE sweep (lesson 4), 0-terminated; empty: tile only */

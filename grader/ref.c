@@ -1,14 +1,13 @@
-/* ref.c — CPU references (matmul in double, i-k-j order; transpose), the error bound that
- * grows with the dot product, and the diagnosis of a wrong result: a student learns more
- * from "only the last partial tile is wrong" than from a list of numbers. */
+/* ref.c — the kind-independent CPU side: seeded inputs, the comparison with the kind's
+ * reference within its bound, sampled checks of large problems, and the diagnosis of a wrong
+ * result: a student learns more from "only the last partial tile is wrong" than from a list
+ * of numbers.  The references and bounds themselves live in the kind files (kind.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ref.h"
-
-#define U 5.9604644775390625e-08  /* 2^-24, float's unit roundoff */
 
 uint64_t ref_rand(uint64_t *s)
 {
@@ -23,82 +22,41 @@ float ref_randf(uint64_t *s)
 	return (float)((double)(ref_rand(s) >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
 }
 
-static void matmul_ref(ref_problem *p)
+size_t kind_round_up(size_t x, size_t m)
 {
-	int n = p->rows;
-	const float *a = p->in[0], *b = p->in[1];
-	for (int i = 0; i < n; i++) {
-		double *e = p->expect + (size_t)i * n, *s = p->scale + (size_t)i * n;
-		for (int k = 0; k < n; k++) {
-			double aik = a[(size_t)i * n + k], abs_aik = fabs(aik);
-			const float *bk = b + (size_t)k * n;
-			for (int j = 0; j < n; j++) {
-				e[j] += aik * bk[j];
-				s[j] += abs_aik * fabs(bk[j]);
-			}
-		}
-	}
+	return (x + m - 1) / m * m;
 }
 
-static void transpose_ref(ref_problem *p)
-{
-	for (int r = 0; r < p->rows; r++)
-		for (int c = 0; c < p->cols; c++) {
-			double v = p->in[0][(size_t)r * p->cols + c];
-			p->expect[(size_t)c * p->rows + r] = v;
-			p->scale[(size_t)c * p->rows + r] = fabs(v);
-		}
-}
-
-static int setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed, int with_ref)
+static int setup(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed, int with_ref)
 {
 	memset(p, 0, sizeof *p);
-	p->kind = kind;
-	p->rows = rows;
-	p->cols = kind == KIND_MATMUL ? rows : cols;
-	size_t n = (size_t)p->rows * p->cols;
-	if (kind == KIND_MATMUL) {
-		p->n_in = 2;
-		p->in_name[0] = "A", p->in_name[1] = "B", p->out_name = "C";
-		p->out_rows = p->out_cols = rows;
-		p->flops = 2.0 * rows * (double)rows * rows;
-		p->bytes = 3.0 * n * sizeof(float);
-	} else {
-		p->n_in = 1;
-		p->in_name[0] = "in", p->out_name = "out";
-		p->out_rows = p->cols, p->out_cols = p->rows;
-		p->bytes = 2.0 * n * sizeof(float);
-	}
-	p->out_len = n;
+	p->kind = k;
+	k->shape(p, rows, cols);
 	for (int i = 0; i < p->n_in; i++) {
-		p->in_len[i] = n;
-		p->in[i] = malloc(n * sizeof(float));
+		p->in[i] = malloc((p->in_len[i] ? p->in_len[i] : 1) * sizeof(float));
 		if (!p->in[i])
 			return -1;
-		for (size_t j = 0; j < n; j++)
+		for (size_t j = 0; j < p->in_len[i]; j++)
 			p->in[i][j] = ref_randf(&seed);
 	}
 	if (!with_ref)
 		return 0;
-	p->expect = calloc(n, sizeof(double));
-	p->scale = calloc(n, sizeof(double));
+	p->expect = calloc(p->out_len ? p->out_len : 1, sizeof(double));
+	p->scale = calloc(p->out_len ? p->out_len : 1, sizeof(double));
 	if (!p->expect || !p->scale)
 		return -1;
-	if (kind == KIND_MATMUL)
-		matmul_ref(p);
-	else
-		transpose_ref(p);
+	k->reference(p);
 	return 0;
 }
 
-int ref_setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed)
+int ref_setup(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed)
 {
-	return setup(p, kind, rows, cols, seed, 1);
+	return setup(p, k, rows, cols, seed, 1);
 }
 
-int ref_setup_inputs(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed)
+int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed)
 {
-	return setup(p, kind, rows, cols, seed, 0);
+	return setup(p, k, rows, cols, seed, 0);
 }
 
 void ref_free(ref_problem *p)
@@ -112,9 +70,7 @@ void ref_free(ref_problem *p)
 
 double ref_bound(const ref_problem *p, size_t i)
 {
-	if (p->kind != KIND_MATMUL)
-		return 0.0;
-	return 2.0 * (p->rows + 1) * U * p->scale[i] + 1e-30;
+	return p->kind->bound(p, i);
 }
 
 static int unwritten(float v)
@@ -128,28 +84,8 @@ static int element_ok(const ref_problem *p, size_t i, float g)
 {
 	if (!isfinite(g))
 		return 0;
-	if (p->kind != KIND_MATMUL)
-		return (float)p->expect[i] == g;
-	return fabs(g - p->expect[i]) <= ref_bound(p, i);
-}
-
-/* Is the output the transpose of the right answer (indices swapped)? */
-static int is_swapped(const ref_problem *p, const float *got)
-{
-	if (p->out_rows < 2 && p->out_cols < 2)
-		return 0;
-	for (int r = 0; r < p->out_rows; r++)
-		for (int c = 0; c < p->out_cols; c++) {
-			size_t i = (size_t)r * p->out_cols + c;
-			if (p->kind == KIND_MATMUL) {
-				size_t t = (size_t)c * p->out_cols + r;
-				if (!isfinite(got[i]) || fabs(got[i] - p->expect[t]) > ref_bound(p, t))
-					return 0;
-			} else if (got[i] != p->in[0][i]) {  /* a plain copy of the input */
-				return 0;
-			}
-		}
-	return 1;
+	double bound = ref_bound(p, i);
+	return bound == 0 ? (float)p->expect[i] == g : fabs(g - p->expect[i]) <= bound;
 }
 
 /* Are all bad elements in the last partial tile row or column? */
@@ -174,10 +110,6 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 	size_t n = p->out_len, zeros = 0;
 	for (size_t i = 0; i < n; i++)
 		zeros += got[i] == 0.0f;
-	const char *what = p->kind == KIND_MATMUL ? "row and column are swapped: the result is the "
-	    "transpose of the right one (get_global_id(0) walks columns, get_global_id(1) rows)"
-	    : "the output is a plain copy of the input: the store index must swap row and column "
-	    "(out is cols x rows: out[c * rows + r])";
 	if (r->unwritten == n)
 		snprintf(r->pattern, sizeof r->pattern, "no element of %s was written (all still hold the "
 		         "grader's NaN fill): does the kernel store its result, and is the store's guard right?",
@@ -185,8 +117,9 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 	else if (zeros == n)
 		snprintf(r->pattern, sizeof r->pattern, "every element of %s is 0: the kernel stores "
 		         "without accumulating anything", p->out_name);
-	else if (is_swapped(p, got))
-		snprintf(r->pattern, sizeof r->pattern, "%s", what);
+	else if (p->kind->pattern && p->kind->pattern(p, got, r->pattern, sizeof r->pattern)) {
+		/* the kind's own pattern, written */
+	}
 	else if (r->nonfinite)
 		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements: "
 		         "reading uninitialised __local memory, or reading outside a buffer (the grader's "
@@ -233,25 +166,6 @@ void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r
 		diagnose(p, got, tile, r);
 }
 
-/* Reference value and error bound of output element i, computed on the spot. */
-static void element_ref(const ref_problem *p, size_t i, double *expect, double *bound)
-{
-	int r = (int)(i / p->out_cols), c = (int)(i % p->out_cols);
-	if (p->kind != KIND_MATMUL) {            /* out[c][r] = in[r][c], with out cols x rows */
-		*expect = p->in[0][(size_t)c * p->cols + r];
-		*bound = 0;
-		return;
-	}
-	double e = 0, scale = 0;
-	for (int k = 0; k < p->rows; k++) {
-		double a = p->in[0][(size_t)r * p->rows + k], b = p->in[1][(size_t)k * p->rows + c];
-		e += a * b;
-		scale += fabs(a * b);
-	}
-	*expect = e;
-	*bound = 2.0 * (p->rows + 1) * U * scale + 1e-30;
-}
-
 void ref_check_sample(const ref_problem *p, const float *got, int samples, uint64_t seed,
                       ref_result *r)
 {
@@ -263,7 +177,7 @@ void ref_check_sample(const ref_problem *p, const float *got, int samples, uint6
 	for (int s = 0; s < samples && p->out_len; s++) {
 		size_t i = ref_rand(&seed) % p->out_len;
 		double e, bound;
-		element_ref(p, i, &e, &bound);
+		p->kind->element(p, i, &e, &bound);
 		int ok = isfinite(got[i]) && (bound == 0 ? (float)e == got[i] : fabs(got[i] - e) <= bound);
 		if (ok)
 			continue;

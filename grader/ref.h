@@ -1,17 +1,19 @@
 /* ref.h — the CPU side of a lesson: seeded inputs, the reference result, the comparison,
- * and what a mismatch pattern usually means.  No OpenCL here: Check tests it directly. */
+ * and what a mismatch pattern usually means.  What depends on the lesson's kind (shape,
+ * reference, bound, kind-specific patterns) comes from its kind (kind.h); this module holds
+ * the rest.  No OpenCL here: Check tests it directly. */
 #ifndef REF_H
 #define REF_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "lesson.h"
+#include "kind.h"
 
 /* Bit pattern the output is pre-filled with: an element still holding it was never written. */
 #define REF_UNWRITTEN_BITS 0x7fc0deadu
 
 typedef struct ref_problem {
-	lesson_kind kind;
+	const kind *kind;
 	int rows, cols;          /* matmul: rows = cols = N; transpose: input is rows x cols */
 	int n_in;                /* input buffers */
 	float *in[2];
@@ -27,14 +29,14 @@ typedef struct ref_problem {
 } ref_problem;
 
 /* Allocate inputs (uniform in [-1,1) from seed) and compute the reference.  0 on success. */
-int ref_setup(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed);
+int ref_setup(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed);
 /* The same inputs without the reference (expect = scale = NULL): for timing at sizes whose
  * CPU reference would cost seconds; ref_compare must not be called on it. */
-int ref_setup_inputs(ref_problem *p, lesson_kind kind, int rows, int cols, uint64_t seed);
+int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed);
 void ref_free(ref_problem *p);
 
-/* Error bound of element i: matmul 2(K+1)u * sum_k |a_ik||b_kj| (u = 2^-24), which grows
- * with the dot-product length K; transpose 0 (a copy is exact). */
+/* Error bound of element i, from the kind: matmul 2(K+1)u * sum_k |a_ik||b_kj| (u = 2^-24),
+ * which grows with the dot-product length K; transpose 0 (a copy is exact). */
 double ref_bound(const ref_problem *p, size_t i);
 
 typedef struct ref_result {

@@ -52,7 +52,7 @@ static void text_local(FILE *f, const check_report *rep)
 		return;
 	const char *prof = rep->opts.profile;
 	fprintf(f, "\n%s__local accesses%s (simulated under Oclgrind at %dx%d; bank model %s)\n",
-	        C_BOLD, C_END, rep->opts.l->analysis_size.rows, rep->opts.l->analysis_size.cols, prof);
+	        C_BOLD, C_END, rep->opts.l->kind->analysis_size.rows, rep->opts.l->kind->analysis_size.cols, prof);
 	fprintf(f, "  %-10s %-10s %-6s %7s %18s\n", "line:col", "variable", "access", "n-way",
 	        "wavefronts/ideal");
 	int wn = 0;
@@ -105,11 +105,10 @@ static void text_global(FILE *f, const check_report *rep)
 		        spr > 2 * ideal ? "  <- uncoalesced: neighbouring work-items touch far-apart addresses" : "");
 	}
 	cJSON *gb = cJSON_GetObjectItem(rep->analysis, "global_bytes");
-	const lesson *l = rep->opts.l;
-	double n = l->analysis_size.rows;
-	if (l->kind == KIND_MATMUL && gb)
-		fprintf(f, "  global bytes loaded per FLOP: %.3f (naive: 4.000; tiling divides it by TILE)\n",
-		        dval(gb, "loaded") / (2 * n * n * n));
+	const kind *k = rep->opts.l->kind;
+	if (k->traffic_text && gb)
+		fprintf(f, k->traffic_text, dval(gb, "loaded") /
+		        k->traffic_units(k->analysis_size.rows, k->analysis_size.cols));
 }
 
 /* The kernel through one occupancy profile: its work-group, its local bytes, and its
@@ -157,7 +156,7 @@ static void text_tiles(FILE *f, const check_report *rep)
 	const occ_profile *p = occ_profile_find("nvidia-sm90");
 	int gpu = strcmp(ch->dev.type, "GPU") == 0;
 	fprintf(f, "\n%sTILE sweep%s (N=%d)\n  TILE  local B  sm90 occ/limiter        time ms  global B/FLOP\n",
-	        C_BOLD, C_END, gpu ? rep->opts.l->time_size_gpu.rows : rep->opts.l->time_size.rows);
+	        C_BOLD, C_END, gpu ? rep->opts.l->kind->time_size_gpu.rows : rep->opts.l->kind->time_size.rows);
 	for (int i = 0; i < ch->ntiles; i++) {
 		const check_tile *t = &ch->tiles[i];
 		occ_input in = { .work_group = t->tile * t->tile, .local_bytes = 2L * t->tile * t->tile * 4 };
@@ -243,9 +242,8 @@ void report_text(FILE *f, const check_report *rep)
 		}
 	}
 	if (ch->timed) {
-		const char *unit = l->kind == KIND_MATMUL ? "GFLOP/s" : "GB/s";
-		double work = l->kind == KIND_MATMUL ? 2.0 * ch->time_rows * ch->time_rows * ch->time_rows
-		                                     : 2.0 * ch->time_rows * ch->time_cols * 4;
+		const char *unit = l->kind->rate_unit;
+		double work = l->kind->work(ch->time_rows, ch->time_cols);
 		fprintf(f, "\n%stiming%s at %dx%d: kernel %.3g ms (%.2f %s)", C_BOLD, C_END, ch->time_rows,
 		        ch->time_cols, ch->kernel_ms, work / ch->kernel_ms * 1e-6, unit);
 		if (ch->baseline_ms > 0)
@@ -337,11 +335,8 @@ static void json_timing(cJSON *root, const check_report *rep)
 	}
 	cJSON_AddNumberToObject(t, "kernel_ms", ch->kernel_ms);
 	cJSON_AddNumberToObject(t, "runs", ch->time_reps);
-	if (rep->opts.l->kind == KIND_MATMUL)
-		cJSON_AddNumberToObject(t, "gflops", 2.0 * ch->time_rows * ch->time_rows * ch->time_rows /
-		                        ch->kernel_ms * 1e-6);
-	else
-		cJSON_AddNumberToObject(t, "gbps", 8.0 * ch->time_rows * ch->time_cols / ch->kernel_ms * 1e-6);
+	const kind *k = rep->opts.l->kind;
+	cJSON_AddNumberToObject(t, k->rate_key, k->work(ch->time_rows, ch->time_cols) / ch->kernel_ms * 1e-6);
 }
 
 /* Where a site is: line, column, variable, access. */
@@ -385,15 +380,12 @@ static void json_memory(cJSON *root, const check_report *rep)
 		cJSON_AddItemToArray(gsites, o);
 	}
 	cJSON *gb = cJSON_GetObjectItem(rep->analysis, "global_bytes");
-	const lesson *l = rep->opts.l;
-	double n = l->analysis_size.rows, m = l->analysis_size.cols;
-	cJSON_AddItemToObject(gm, "analysis_size", size_pair(l->analysis_size.rows, l->analysis_size.cols));
+	const kind *k = rep->opts.l->kind;
+	lesson_size as = k->analysis_size;
+	cJSON_AddItemToObject(gm, "analysis_size", size_pair(as.rows, as.cols));
 	cJSON_AddNumberToObject(gm, "bytes_loaded", dval(gb, "loaded"));
 	cJSON_AddNumberToObject(gm, "bytes_stored", dval(gb, "stored"));
-	if (l->kind == KIND_MATMUL)
-		cJSON_AddNumberToObject(gm, "bytes_loaded_per_flop", dval(gb, "loaded") / (2 * n * n * n));
-	else
-		cJSON_AddNumberToObject(gm, "bytes_loaded_per_element", dval(gb, "loaded") / (n * m));
+	cJSON_AddNumberToObject(gm, k->traffic_key, dval(gb, "loaded") / k->traffic_units(as.rows, as.cols));
 }
 
 static void json_occupancy(cJSON *root, const check_report *rep)

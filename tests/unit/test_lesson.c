@@ -155,10 +155,10 @@ START_TEST(test_sizes)
 	for (int i = 0; i < lesson_count(); i++) {
 		const lesson *l = lesson_at(i);
 		int n = 0, one = 0, odd = 0;
-		for (; n < LESSON_MAX_SIZES && l->sizes[n].rows; n++) {
-			const lesson_size *s = &l->sizes[n];
+		for (; n < LESSON_MAX_SIZES && l->kind->sizes[n].rows; n++) {
+			const lesson_size *s = &l->kind->sizes[n];
 			ck_assert(s->rows > 0 && s->cols > 0);
-			if (l->kind == KIND_MATMUL)
+			if (l->kind == &kind_matmul)
 				ck_assert_msg(s->rows == s->cols, "%s: matmul sizes are square", l->slug);
 			one |= s->rows == 1 && s->cols == 1;
 			/* not a multiple of the tile (of every tile of a sweep) in some dimension */
@@ -172,8 +172,8 @@ START_TEST(test_sizes)
 		ck_assert_msg(n > 0 && n < LESSON_MAX_SIZES, "%s: sizes must be {0,0}-terminated", l->slug);
 		ck_assert_msg(one, "%s: no 1x1 size", l->slug);
 		ck_assert_msg(odd, "%s: no size that is not a multiple of TILE", l->slug);
-		ck_assert(l->time_size.rows > 0 && l->time_size.cols > 0);
-		ck_assert(l->analysis_size.rows > 0 && l->analysis_size.cols > 0);
+		ck_assert(l->kind->time_size.rows > 0 && l->kind->time_size.cols > 0);
+		ck_assert(l->kind->analysis_size.rows > 0 && l->kind->analysis_size.cols > 0);
 	}
 }
 END_TEST

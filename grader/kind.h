@@ -1,0 +1,87 @@
+/* kind.h — a lesson *kind* (matmul, transpose, ...) behind one interface.
+ *
+ * A kind is what a lesson's kernel computes.  Everything that depends on it lives in one file
+ * grader/kind_<name>.c that fills one `kind` table: the inputs for a size and seed, the CPU
+ * reference and its error bound, the NDRange geometry and scalar kernel arguments, the work
+ * and traffic units the report prints, the diagnosis of a wrong result, and the sizes to check,
+ * time and analyse.  The orchestration (check.c), runner (clrun.c), criteria (criteria.c) and
+ * report (report.c) only call through this table: none of them switches on the kind.
+ *
+ * A new lesson of an existing kind is one registry row (lesson.c) plus its content; a new kind
+ * is one more kind_<name>.c and its `extern` below.  GUIDE.md "Adding a lesson" lists the files.
+ *
+ * Buffers: a problem has 1-2 float inputs and one float output (ref_problem in ref.h); the
+ * kernel's arguments are the inputs, then the output, then the kind's scalar ints. */
+#ifndef KIND_H
+#define KIND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { LESSON_MAX_SIZES = 8, KIND_MAX_SCALARS = 4 };
+
+/* A problem size.  Matmul: rows = cols = N.  Transpose: the input is rows x cols. */
+typedef struct lesson_size { int rows, cols; } lesson_size;
+
+struct ref_problem;
+
+typedef struct kind {
+	const char *name;                     /* "matmul": for messages and tests             */
+
+	/* ---- sizes ---- */
+	lesson_size sizes[LESSON_MAX_SIZES]; /* correctness sizes, {0,0}-terminated; include 1
+	                                        and sizes that are not multiples of TILE      */
+	lesson_size time_size;                /* timing size on a CPU (checked as well)        */
+	lesson_size time_size_gpu;            /* on a GPU: large enough to dwarf launch cost    */
+	lesson_size analysis_size;            /* the small size run under Oclgrind              */
+
+	/* ---- problem (CPU side, ref.c calls these) ---- */
+	/* Shape of a problem of rows x cols: set p->rows/cols, n_in, in_len[], in_name[],
+	 * out_len, out_name, out_rows/out_cols, flops and bytes.  Inputs are drawn by ref.c. */
+	void (*shape)(struct ref_problem *p, int rows, int cols);
+	/* Reference into p->expect (double) and per element the bound's scale into p->scale. */
+	void (*reference)(struct ref_problem *p);
+	/* Largest |got - expect| accepted for output element i (0: the float must equal the
+	 * reference exactly).  Uses p->scale. */
+	double (*bound)(const struct ref_problem *p, size_t i);
+	/* Reference and bound of element i computed on the spot, for problems set up without
+	 * their reference (too large for the CPU): see ref_check_sample. */
+	void (*element)(const struct ref_problem *p, size_t i, double *expect, double *bound);
+	/* A wrong-result pattern only this kind knows (e.g. "rows and columns swapped"): write
+	 * it into buf and return 1, else 0.  Called after the generic "nothing written" and
+	 * "all zero" patterns, before the generic ones.  May be NULL. */
+	int (*pattern)(const struct ref_problem *p, const float *got, char *buf, size_t len);
+
+	/* ---- launch (clrun.c calls these) ---- */
+	/* NDRange for a problem at TILE: fills global[] and local[], returns the dimensions. */
+	int (*geometry)(const struct ref_problem *p, int tile, size_t global[3], size_t local[3]);
+	/* Scalar int arguments after the buffers, into v[KIND_MAX_SCALARS]; returns how many. */
+	int (*scalars)(const struct ref_problem *p, int v[KIND_MAX_SCALARS]);
+	/* Work-items per work-group at TILE (occupancy, messages). */
+	int (*group_size)(int tile);
+
+	/* ---- units the report prints ---- */
+	const char *rate_unit;                /* "GFLOP/s" or "GB/s"                            */
+	const char *rate_key;                 /* JSON timing key: "gflops" or "gbps"            */
+	double (*work)(int rows, int cols);   /* FLOP or bytes of one launch at this size       */
+	const char *traffic_key;              /* JSON key of global bytes loaded per unit       */
+	double (*traffic_units)(int rows, int cols); /* the unit count at the analysis size   */
+	const char *traffic_text;             /* text line (printf of the per-unit value), or NULL */
+
+	/* ---- criteria ---- */
+	/* Given the global bytes loaded per unit under Oclgrind, is __local only a token (the
+	 * kernel still loads as the naive one does)?  Writes the finding and returns 1.  May be NULL. */
+	int (*token_local)(double per_unit, int tile, char *msg, size_t len, const char **try_);
+	/* When only non-square sizes are wrong (rows and cols mixed up): the remark and the try;
+	 * NULL when the kind has no such mix-up. */
+	const char *mixup_msg, *mixup_try;
+	/* Why speed is not judged on a CPU device, for this kind. */
+	const char *cpu_speed_note;
+} kind;
+
+extern const kind kind_matmul, kind_transpose;
+
+/* Round x up to a multiple of m (m > 0). */
+size_t kind_round_up(size_t x, size_t m);
+
+#endif

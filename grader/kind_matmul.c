@@ -1,0 +1,136 @@
+/* kind_matmul.c — the matmul kind (lessons 1, 2 and 4): C = A·B for square N x N row-major
+ * matrices, a 2-D NDRange of TILE x TILE groups (dimension 0 walks columns).  The reference is
+ * computed in double; the bound grows with the dot product's length. */
+#include <math.h>
+#include <stdio.h>
+
+#include "kind.h"
+#include "ref.h"
+
+#define U 5.9604644775390625e-08  /* 2^-24, float's unit roundoff */
+
+static void shape(ref_problem *p, int rows, int cols)
+{
+	size_t n = (size_t)rows * rows;
+	(void)cols;
+	p->rows = p->cols = rows;
+	p->n_in = 2;
+	p->in_name[0] = "A", p->in_name[1] = "B", p->out_name = "C";
+	p->in_len[0] = p->in_len[1] = p->out_len = n;
+	p->out_rows = p->out_cols = rows;
+	p->flops = 2.0 * rows * (double)rows * rows;
+	p->bytes = 3.0 * n * sizeof(float);
+}
+
+/* i-k-j order; scale = sum_k |a_ik||b_kj| */
+static void reference(ref_problem *p)
+{
+	int n = p->rows;
+	const float *a = p->in[0], *b = p->in[1];
+	for (int i = 0; i < n; i++) {
+		double *e = p->expect + (size_t)i * n, *s = p->scale + (size_t)i * n;
+		for (int k = 0; k < n; k++) {
+			double aik = a[(size_t)i * n + k], abs_aik = fabs(aik);
+			const float *bk = b + (size_t)k * n;
+			for (int j = 0; j < n; j++) {
+				e[j] += aik * bk[j];
+				s[j] += abs_aik * fabs(bk[j]);
+			}
+		}
+	}
+}
+
+/* 2(K+1)u * sum_k |a_ik||b_kj|: any order of the K products and sums stays inside */
+static double bound_of(int k, double scale)
+{
+	return 2.0 * (k + 1) * U * scale + 1e-30;
+}
+
+static double bound(const ref_problem *p, size_t i)
+{
+	return bound_of(p->rows, p->scale[i]);
+}
+
+static void element(const ref_problem *p, size_t i, double *expect, double *bnd)
+{
+	int r = (int)(i / p->out_cols), c = (int)(i % p->out_cols);
+	double e = 0, scale = 0;
+	for (int k = 0; k < p->rows; k++) {
+		double a = p->in[0][(size_t)r * p->rows + k], b = p->in[1][(size_t)k * p->rows + c];
+		e += a * b;
+		scale += fabs(a * b);
+	}
+	*expect = e;
+	*bnd = bound_of(p->rows, scale);
+}
+
+/* Is the output the transpose of the right answer (indices swapped)? */
+static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
+{
+	if (p->out_rows < 2)
+		return 0;
+	for (int r = 0; r < p->out_rows; r++)
+		for (int c = 0; c < p->out_cols; c++) {
+			size_t i = (size_t)r * p->out_cols + c, t = (size_t)c * p->out_cols + r;
+			if (!isfinite(got[i]) || fabs(got[i] - p->expect[t]) > bound(p, t))
+				return 0;
+		}
+	snprintf(buf, len, "row and column are swapped: the result is the transpose of the right "
+	         "one (get_global_id(0) walks columns, get_global_id(1) rows)");
+	return 1;
+}
+
+static int geometry(const ref_problem *p, int tile, size_t global[3], size_t local[3])
+{
+	local[0] = local[1] = (size_t)tile;
+	global[0] = kind_round_up((size_t)p->cols, (size_t)tile);
+	global[1] = kind_round_up((size_t)p->rows, (size_t)tile);
+	return 2;
+}
+
+static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
+{
+	v[0] = p->rows;
+	return 1;
+}
+
+static int group_size(int tile) { return tile * tile; }
+
+static double work(int rows, int cols) { (void)cols; return 2.0 * rows * (double)rows * rows; }
+
+static int token_local(double per_flop, int tile, char *msg, size_t len, const char **try_)
+{
+	if (per_flop <= 8.0 / tile)
+		return 0;
+	*try_ = "each element of A and B should come from global memory once per tile and then be "
+	        "read TILE times from __local memory; check that the inner loop reads only the tiles";
+	snprintf(msg, len, "the kernel uses __local memory but still loads %.2f bytes from global "
+	         "memory per FLOP (the naive kernel: 4.00; tiles of TILE=%d: %.2f)", per_flop, tile,
+	         4.0 / tile);
+	return 1;
+}
+
+const kind kind_matmul = {
+	.name = "matmul",
+	.sizes = { {1, 1}, {17, 17}, {100, 100}, {256, 256} },
+	.time_size = {480, 480},
+	.time_size_gpu = {2048, 2048},
+	.analysis_size = {48, 48},
+	.shape = shape,
+	.reference = reference,
+	.bound = bound,
+	.element = element,
+	.pattern = pattern,
+	.geometry = geometry,
+	.scalars = scalars,
+	.group_size = group_size,
+	.rate_unit = "GFLOP/s",
+	.rate_key = "gflops",
+	.work = work,
+	.traffic_key = "bytes_loaded_per_flop",
+	.traffic_units = work,
+	.traffic_text = "  global bytes loaded per FLOP: %.3f (naive: 4.000; tiling divides it by TILE)\n",
+	.token_local = token_local,
+	.cpu_speed_note = "tiling's fewer global loads do not reliably beat the CPU's caches (the "
+	                  "reference solution measures 0.7-1.0x here)",
+};

@@ -1,0 +1,100 @@
+/* kind_transpose.c — the transpose kind (lesson 3): out (cols x rows) = in (rows x cols)
+ * transposed, a 2-D NDRange of TILE x TILE groups (dimension 0 walks the input's columns).
+ * A copy is exact, so the bound is 0. */
+#include <math.h>
+#include <stdio.h>
+
+#include "kind.h"
+#include "ref.h"
+
+static void shape(ref_problem *p, int rows, int cols)
+{
+	size_t n = (size_t)rows * cols;
+	p->rows = rows, p->cols = cols;
+	p->n_in = 1;
+	p->in_name[0] = "in", p->out_name = "out";
+	p->in_len[0] = p->out_len = n;
+	p->out_rows = cols, p->out_cols = rows;
+	p->bytes = 2.0 * n * sizeof(float);
+}
+
+static void reference(ref_problem *p)
+{
+	for (int r = 0; r < p->rows; r++)
+		for (int c = 0; c < p->cols; c++) {
+			double v = p->in[0][(size_t)r * p->cols + c];
+			p->expect[(size_t)c * p->rows + r] = v;
+			p->scale[(size_t)c * p->rows + r] = fabs(v);
+		}
+}
+
+static double bound(const ref_problem *p, size_t i) { (void)p, (void)i; return 0.0; }
+
+/* out[c][r] = in[r][c], with out cols x rows */
+static void element(const ref_problem *p, size_t i, double *expect, double *bnd)
+{
+	int r = (int)(i / p->out_cols), c = (int)(i % p->out_cols);
+	*expect = p->in[0][(size_t)c * p->cols + r];
+	*bnd = 0;
+}
+
+/* Is the output a plain copy of the input? */
+static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
+{
+	if (p->out_rows < 2 && p->out_cols < 2)
+		return 0;
+	for (size_t i = 0; i < p->out_len; i++)
+		if (got[i] != p->in[0][i])
+			return 0;
+	snprintf(buf, len, "the output is a plain copy of the input: the store index must swap row "
+	         "and column (out is cols x rows: out[c * rows + r])");
+	return 1;
+}
+
+static int geometry(const ref_problem *p, int tile, size_t global[3], size_t local[3])
+{
+	local[0] = local[1] = (size_t)tile;
+	global[0] = kind_round_up((size_t)p->cols, (size_t)tile);
+	global[1] = kind_round_up((size_t)p->rows, (size_t)tile);
+	return 2;
+}
+
+static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
+{
+	v[0] = p->rows, v[1] = p->cols;
+	return 2;
+}
+
+static int group_size(int tile) { return tile * tile; }
+
+/* bytes moved by a perfect kernel: every element read once and written once */
+static double work(int rows, int cols) { return 2.0 * rows * (double)cols * sizeof(float); }
+
+static double elements(int rows, int cols) { return (double)rows * cols; }
+
+const kind kind_transpose = {
+	.name = "transpose",
+	.sizes = { {1, 1}, {100, 37}, {37, 100}, {64, 64}, {33, 65} },
+	.time_size = {2000, 2000},
+	.time_size_gpu = {8192, 8192},
+	.analysis_size = {64, 96},
+	.shape = shape,
+	.reference = reference,
+	.bound = bound,
+	.element = element,
+	.pattern = pattern,
+	.geometry = geometry,
+	.scalars = scalars,
+	.group_size = group_size,
+	.rate_unit = "GB/s",
+	.rate_key = "gbps",
+	.work = work,
+	.traffic_key = "bytes_loaded_per_element",
+	.traffic_units = elements,
+	.mixup_msg = " -- square sizes are right, so rows and cols are mixed up somewhere (in is "
+	             "rows x cols, out is cols x rows)",
+	.mixup_try = "check every use of rows and cols: the input's row length is cols, the output's is rows",
+	.cpu_speed_note = "padding and bank conflicts cannot show in the timing (conflict_free is "
+	                  "judged by the GPU bank model instead) and the tile's staging often costs "
+	                  "more than it saves",
+};
