@@ -13,6 +13,7 @@
 
 #include "check.h"
 #include "diag.h"
+#include "localmem.h"
 #include "sandbox.h"
 
 typedef struct child_ctx {
@@ -21,6 +22,8 @@ typedef struct child_ctx {
 	check_child *out;
 	const char *trace_out;    /* analysis: where the tracer writes its summary */
 	int no_uninit;            /* analysis: leave Oclgrind's uninitialised-value checker off */
+	long declared;            /* __local bytes the kernel declares at the lesson's TILE (-1: ?) */
+	long declared_at[LESSON_MAX_TILES]; /* the same at each TILE of a sweep */
 } child_ctx;
 
 static void stage(check_child *r, const char *fmt, int a, int b)
@@ -211,9 +214,11 @@ static void tile_sweep(clrun *cl, const child_ctx *c)
 		cl_kernel k = build_student(cl, c, tile, &t->err);
 		if (!k)
 			continue;
-		size_t wg;
+		size_t wg, runtime;
+		lmem_source src;
 		t->built = 1;
-		clrun_kernel_info(cl, k, &t->local_bytes, &wg);
+		clrun_kernel_info(cl, k, &runtime, &wg);
+		t->local_bytes = lmem_pick(runtime, c->declared_at[i], -1, &src);
 		check_run run = {0};
 		t->correct = correctness_run(cl, k, c->o, 100, 100, tile, c->o->seed + tile, &run) == 0 &&
 		             run.cmp.passed && !run.violations;
@@ -272,7 +277,9 @@ static int child_main(void *arg)
 	if (!k)
 		return 0;
 	r->kernel_found = 1;
-	clrun_kernel_info(&cl, k, &r->local_bytes, &r->kernel_max_wg);
+	clrun_kernel_info(&cl, k, &r->local_runtime, &r->kernel_max_wg);
+	r->local_declared = c->declared;
+	r->local_bytes = lmem_pick(r->local_runtime, c->declared, -1, &r->local_source);
 	r->local_limit = r->dev.local_mem;
 	if (o->local_mem && o->local_mem < r->local_limit)
 		r->local_limit = o->local_mem;
@@ -435,7 +442,7 @@ static void analysis_start(const check_opts *o, const char *source, check_report
 		return;
 	snprintf(a->out, sizeof a->out, "%s/trace.json", a->dir);
 	snprintf(a->log, sizeof a->log, "%s/oclgrind.log", a->dir);
-	a->c = (child_ctx){ o, source, NULL, a->out, 0 };
+	a->c = (child_ctx){ o, source, NULL, a->out, 0, -1, { 0 } };
 	a->lim = (sandbox_limits){ o->timeout_s, o->mem_bytes, a->log };
 	a->running = sandbox_spawn(analysis_main, &a->c, &a->lim, &a->child) == 0;
 }
@@ -497,6 +504,8 @@ static void sanitize_child(check_child *r)
 		r->ntiles = r->ntiles < 0 ? 0 : LESSON_MAX_TILES;
 	if (r->time_reps < 0)
 		r->time_reps = 0;
+	if (r->local_source != LMEM_RUNTIME && r->local_source != LMEM_DECLARED)
+		r->local_source = LMEM_RUNTIME;
 	TERMINATE(r->stage);
 	TERMINATE(r->open_err);
 	TERMINATE(r->build_log);
@@ -540,12 +549,36 @@ static char *read_source(const char *path, char *err, size_t errlen, char *refus
 	return s;
 }
 
+/* The __local bytes the kernel declares, at the lesson's TILE and at each TILE of a sweep:
+ * read in the parent, from the text alone, before any of the student's code runs. */
+static void declared_bytes(const check_opts *o, const char *source, child_ctx *c)
+{
+	const lesson *l = o->l;
+	c->declared = lmem_declared(source, l->kernel, l->tile, NULL, 0);
+	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++)
+		c->declared_at[i] = lmem_declared(source, l->kernel, l->tiles[i], NULL, 0);
+}
+
+/* Oclgrind allocates the kernel's __local variables itself: where the analysis ran, its
+ * bytes count too (the largest known source wins, lmem_pick). */
+static void local_from_analysis(check_report *rep)
+{
+	check_child *ch = &rep->child;
+	cJSON *lb = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "local_bytes") : NULL;
+	if (!ch->kernel_found || !cJSON_IsNumber(lb))
+		return;
+	rep->local_analysis = (long)lb->valuedouble;
+	ch->local_bytes = lmem_pick(ch->local_runtime, ch->local_declared, rep->local_analysis,
+	                            &ch->local_source);
+}
+
 void crit_eval(const check_opts *o, const char *source, check_report *rep); /* criteria.c */
 
 int check_lesson(const check_opts *o, check_report *rep)
 {
 	memset(rep, 0, sizeof *rep);
 	rep->opts = *o;
+	rep->local_analysis = -1;
 	char err[512], dir[4096];
 	char *source = read_source(o->kernel, err, sizeof err, rep->refused, sizeof rep->refused);
 	if (!source) {
@@ -561,7 +594,8 @@ int check_lesson(const check_opts *o, check_report *rep)
 			free(source);
 			return rep->exit_code = 2;
 		}
-		child_ctx c = { o, source, shared, NULL, 0 };
+		child_ctx c = { o, source, shared, NULL, 0, -1, { 0 } };
+		declared_bytes(o, source, &c);
 		sandbox_limits lim = { o->timeout_s, 0, NULL };  /* memory: see child_main */
 		sandbox_child main_child;
 		sandbox_status st;
@@ -603,6 +637,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 			check_free(rep);
 			return rep->exit_code = 2;
 		}
+		local_from_analysis(rep);
 		if (!rep->child.built || !rep->child.kernel_found || rep->child.over_budget) {
 			check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
 			rep->analysis_note[0] = '\0';

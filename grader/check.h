@@ -8,6 +8,7 @@
 
 #include "clrun.h"
 #include "lesson.h"
+#include "localmem.h"
 #include "ref.h"
 
 enum { CHECK_MAX_RUNS = 12 };
@@ -53,7 +54,11 @@ typedef struct check_child {
 	char build_log[12288];    /* rewritten against the student's file */
 	int log_tile;             /* the TILE whose build wrote build_log */
 	int kernel_found;
-	size_t local_bytes, kernel_max_wg;
+	size_t local_bytes;       /* __local bytes per work-group judged: the largest known source */
+	lmem_source local_source; /* where local_bytes came from */
+	size_t local_runtime;     /* what the runtime answered (CL_KERNEL_LOCAL_MEM_SIZE) */
+	long local_declared;      /* what the kernel's declarations add up to; -1 unknown */
+	size_t kernel_max_wg;
 	size_t local_limit;       /* the __local budget judged against (device, or --local-mem) */
 	int over_budget;          /* local_bytes > local_limit: not launched */
 	int registers;            /* per work-item, from the compiler's own log; 0 = unknown */
@@ -86,6 +91,7 @@ typedef struct check_report {
 	char run_end[200];        /* how the child ended when it did not exit normally */
 	int child_crashed, child_timed_out;
 	cJSON *analysis;          /* the tracer's summary (trace.h schema), or NULL */
+	long local_analysis;      /* __local bytes Oclgrind allocated; -1 without an analysis */
 	char analysis_note[400];  /* why there is no analysis, or what it missed */
 	int analysis_failed;      /* Oclgrind ran but could not take the kernel through */
 	char analysis_failure[160];

@@ -319,7 +319,8 @@ static void eval_local(const check_opts *o, check_report *rep)
 	         o->l->kind->token_local(bytes_per_unit(rep), o->l->tile, msg, sizeof msg, &token_try))
 		set(c, CRIT_FAIL, token_try, "%s", msg);   /* a token __local round trip is not tiling */
 	else
-		set(c, CRIT_PASS, NULL, "%zu bytes of __local memory per work-group%s", ch->local_bytes,
+		set(c, CRIT_PASS, NULL, "%zu bytes of __local memory per work-group (from %s)%s",
+		    ch->local_bytes, lmem_source_text(ch->local_source),
 		    loads > 0 ? ", read back by the kernel" : "");
 }
 

@@ -130,7 +130,11 @@ static void text_occupancy(FILE *f, const check_report *rep)
 	if (!ch->kernel_found)
 		return;
 	int wg = rep->opts.l->tile * rep->opts.l->tile, regs;
-	fprintf(f, "\n%soccupancy%s (work-group %d, %zu B __local; ", C_BOLD, C_END, wg, ch->local_bytes);
+	fprintf(f, "\n%soccupancy%s (work-group %d, %zu B __local from %s", C_BOLD, C_END, wg,
+	        ch->local_bytes, lmem_source_text(ch->local_source));
+	if (ch->local_source != LMEM_RUNTIME)
+		fprintf(f, ", the runtime reported %zu", ch->local_runtime);
+	fprintf(f, "; ");
 	if (ch->registers)
 		fprintf(f, "%d registers per work-item measured by the device's compiler, used for "
 		        "the NVIDIA rows)\n", ch->registers);
@@ -159,7 +163,8 @@ static void text_tiles(FILE *f, const check_report *rep)
 	        C_BOLD, C_END, gpu ? rep->opts.l->kind->time_size_gpu.rows : rep->opts.l->kind->time_size.rows);
 	for (int i = 0; i < ch->ntiles; i++) {
 		const check_tile *t = &ch->tiles[i];
-		occ_input in = { .work_group = t->tile * t->tile, .local_bytes = 2L * t->tile * t->tile * 4 };
+		occ_input in = { .work_group = t->tile * t->tile, .local_bytes = t->built ?
+		                 (long)t->local_bytes : 2L * t->tile * t->tile * 4 };
 		occ_result r = occ_compute(p, &in);
 		char occ[64], ms[32];
 		if (r.status == OCC_OK)
@@ -352,6 +357,19 @@ static void json_memory(cJSON *root, const check_report *rep)
 {
 	cJSON *lm = cJSON_AddObjectToObject(root, "local_memory");
 	cJSON_AddNumberToObject(lm, "bytes_per_group", (double)rep->child.local_bytes);
+	if (rep->child.kernel_found) {
+		const check_child *ch = &rep->child;
+		cJSON_AddStringToObject(lm, "source", lmem_source_name(ch->local_source));
+		cJSON_AddNumberToObject(lm, "runtime_bytes", (double)ch->local_runtime);
+		if (ch->local_declared >= 0)
+			cJSON_AddNumberToObject(lm, "declared_bytes", (double)ch->local_declared);
+		else
+			cJSON_AddNullToObject(lm, "declared_bytes");
+		if (rep->local_analysis >= 0)
+			cJSON_AddNumberToObject(lm, "analysis_bytes", (double)rep->local_analysis);
+		else
+			cJSON_AddNullToObject(lm, "analysis_bytes");
+	}
 	cJSON_AddStringToObject(lm, "profile", rep->opts.profile);
 	cJSON *sites = cJSON_AddArrayToObject(lm, "sites"), *s;
 	cJSON *gm = cJSON_AddObjectToObject(root, "global_memory");
