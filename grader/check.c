@@ -243,6 +243,19 @@ static void tile_sweep(clrun *cl, const child_ctx *c)
 	}
 }
 
+/* Bytes of address space this process holds now (/proc/self/statm), 0 when unknown. */
+static size_t address_space(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
 /* Timing waits until the parent says the analysis child is done: no shared CPU on a clock. */
 static void wait_for_analysis(check_child *r)
 {
@@ -265,10 +278,13 @@ static int child_main(void *arg)
 		return 3;
 	r->opened = 1;
 	r->dev = cl.info;
-	/* The memory limit starts now, on CPU devices only: a GPU driver reserves far more
-	 * address space than any kernel's host memory (NVIDIA's fails to load under 8 GiB) */
+	/* The memory limit starts now, on CPU devices only (a GPU driver reserves far more
+	 * address space than any kernel's host memory: NVIDIA's fails to load under 8 GiB), and
+	 * on top of what the runtime already holds: PoCL's reservations grow with the cores
+	 * (Ubuntu 24.04's PoCL 5.0 on 16 cores aborted every build under a flat 8 GiB) */
 	if (o->mem_bytes && strcmp(r->dev.type, "GPU") != 0) {
-		struct rlimit as = { o->mem_bytes, o->mem_bytes };
+		size_t lim = address_space() + o->mem_bytes;
+		struct rlimit as = { lim, lim };
 		setrlimit(RLIMIT_AS, &as);
 	}
 	stage(r, "building the kernel (TILE=%d)%.0d", l->tile, 0);
