@@ -35,7 +35,7 @@ static void build_options(const check_opts *o, int tile, char *buf, size_t len)
 {
 	char dir[4096];
 	lesson_path(o->l, "dir", dir, sizeof dir);
-	snprintf(buf, len, "-DTILE=%d -I%s", tile, dir);
+	snprintf(buf, len, "-DTILE=%d -I%s -cl-kernel-arg-info", tile, dir);
 }
 
 /* Build the student's source at TILE=tile; the log is rewritten against the student's file. */
@@ -55,6 +55,9 @@ static cl_kernel build_student(clrun *cl, const child_ctx *c, int tile, cl_int *
 	if (raw && (!r->log_tile || (*err != CL_SUCCESS && r->build_errors == 0))) {
 		r->build_errors = diag_rewrite(raw, c->source, c->o->kernel, r->build_log,
 		                               sizeof r->build_log);
+		if (*err != CL_SUCCESS && r->build_errors == 0)   /* a link error: no location */
+			r->build_errors = diag_unlocated(raw, c->source, c->o->kernel, r->build_log,
+			                                 sizeof r->build_log);
 		r->log_tile = tile;
 	}
 	free(raw);
@@ -85,6 +88,36 @@ static cl_kernel build_baseline(clrun *cl, const lesson *l)
 	return e == CL_SUCCESS ? k : NULL;
 }
 
+/* Elements that came out NaN from the NaN-filled output: run again on an output of zeros.
+ * When all of them come out right now, they depend on the output's old contents: the
+ * kernel reads the output before writing it (C[i] += ...), which the pattern then says
+ * instead of "never written". */
+static void check_reads_output(clrun *cl, cl_kernel k, clrun_bufs *b, const ref_problem *p,
+                               int tile, float *out, check_run *run)
+{
+	float *first = malloc(p->out_len * sizeof(float)), *again = malloc(p->out_len * sizeof(float));
+	int viol;
+	char msg[240];
+	if (first && again && (memcpy(first, out, p->out_len * sizeof(float)),
+	    clrun_fill_output(cl, b, 0u) == CL_SUCCESS) &&
+	    clrun_launch(cl, k, b, tile, NULL) == CL_SUCCESS &&
+	    clrun_download(cl, b, again, &viol, msg, sizeof msg) == CL_SUCCESS) {
+		size_t dep = 0, nan = 0;
+		for (size_t i = 0; i < p->out_len; i++) {
+			nan += isnan(first[i]) != 0;
+			dep += isnan(first[i]) && ref_element_ok(p, i, again[i]);
+		}
+		/* every one of them: a few that change between runs are a race, not a read */
+		if (dep && dep == nan) {
+			run->reads_output = 1;
+			diag_reads_output(p->out_name, dep, p->out_len, run->cmp.pattern,
+			                  sizeof run->cmp.pattern, NULL, 0);
+		}
+	}
+	free(first);
+	free(again);
+}
+
 /* Run kernel k at one size and compare; records into run.  Returns 0 when it ran. */
 static int correctness_run(clrun *cl, cl_kernel k, const check_opts *o, int rows, int cols,
                            int tile, uint64_t seed, check_run *run)
@@ -105,6 +138,8 @@ static int correctness_run(clrun *cl, cl_kernel k, const check_opts *o, int rows
 		ref_compare(&p, out, tile, &run->cmp);
 		run->done = 1;
 	}
+	if (run->done && (run->cmp.unwritten || run->cmp.nonfinite))
+		check_reads_output(cl, k, &b, &p, tile, out, run);
 	clrun_release(&b);
 	free(out);
 	ref_free(&p);
@@ -293,6 +328,11 @@ static int child_main(void *arg)
 	if (!k)
 		return 0;
 	r->kernel_found = 1;
+	diag_arg args[16];
+	int nargs = clrun_kernel_args(&cl, k, args, 16);
+	if (nargs >= 0 && diag_signature(l->kind->args, l->kind->n_inputs, nargs <= 16 ? args : NULL,
+	                                 nargs, r->signature, sizeof r->signature) != 0)
+		return 0;             /* not launched: the grader cannot pass it the lesson's arguments */
 	clrun_kernel_info(&cl, k, &r->local_runtime, &r->kernel_max_wg);
 	r->local_declared = c->declared;
 	r->local_bytes = lmem_pick(r->local_runtime, c->declared, -1, &r->local_source);
@@ -525,6 +565,7 @@ static void sanitize_child(check_child *r)
 	TERMINATE(r->stage);
 	TERMINATE(r->open_err);
 	TERMINATE(r->build_log);
+	TERMINATE(r->signature);
 	TERMINATE(r->dev.platform);
 	TERMINATE(r->dev.name);
 	TERMINATE(r->dev.type);
@@ -654,7 +695,8 @@ int check_lesson(const check_opts *o, check_report *rep)
 			return rep->exit_code = 2;
 		}
 		local_from_analysis(rep);
-		if (!rep->child.built || !rep->child.kernel_found || rep->child.over_budget) {
+		if (!rep->child.built || !rep->child.kernel_found || rep->child.over_budget ||
+		    rep->child.signature[0]) {
 			check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
 			rep->analysis_note[0] = '\0';
 			rep->analysis_failed = 0;

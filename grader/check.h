@@ -32,6 +32,7 @@ typedef struct check_run {
 	cl_int err;               /* launch status */
 	ref_result cmp;
 	int violations;           /* buffers touched outside their bounds */
+	int reads_output;         /* wrong because it reads the NaN-filled output before writing */
 	char guard_msg[240];
 } check_run;
 
@@ -54,6 +55,7 @@ typedef struct check_child {
 	char build_log[12288];    /* rewritten against the student's file */
 	int log_tile;             /* the TILE whose build wrote build_log */
 	int kernel_found;
+	char signature[600];      /* why the kernel's arguments are not the lesson's; "" if they are */
 	size_t local_bytes;       /* __local bytes per work-group judged: the largest known source */
 	lmem_source local_source; /* where local_bytes came from */
 	size_t local_runtime;     /* what the runtime answered (CL_KERNEL_LOCAL_MEM_SIZE) */

@@ -249,7 +249,11 @@ void clrun_release(clrun_bufs *b)
 
 cl_int clrun_reset_output(clrun *r, clrun_bufs *b)
 {
-	unsigned bits = REF_UNWRITTEN_BITS;
+	return clrun_fill_output(r, b, REF_UNWRITTEN_BITS);
+}
+
+cl_int clrun_fill_output(clrun *r, clrun_bufs *b, unsigned bits)
+{
 	int o = b->n - 1;
 	return clEnqueueFillBuffer(r->queue, b->view[o], &bits, sizeof bits, 0,
 	                           b->len[o] * sizeof(float), 0, NULL, NULL);
@@ -328,4 +332,33 @@ void clrun_kernel_info(clrun *r, cl_kernel k, size_t *local_bytes, size_t *max_w
 	clGetKernelWorkGroupInfo(k, r->device, CL_KERNEL_LOCAL_MEM_SIZE, sizeof lb, &lb, NULL);
 	clGetKernelWorkGroupInfo(k, r->device, CL_KERNEL_WORK_GROUP_SIZE, sizeof *max_wg, max_wg, NULL);
 	*local_bytes = (size_t)lb;
+}
+
+int clrun_kernel_args(clrun *r, cl_kernel k, diag_arg *args, int max)
+{
+	cl_uint n = 0;
+	(void)r;
+	if (clGetKernelInfo(k, CL_KERNEL_NUM_ARGS, sizeof n, &n, NULL) != CL_SUCCESS)
+		return -1;
+	for (cl_uint i = 0; i < n && (int)i < max; i++) {
+		diag_arg *a = &args[i];
+		cl_kernel_arg_address_qualifier aq = 0;
+		memset(a, 0, sizeof *a);
+		if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_ADDRESS_QUALIFIER, sizeof aq, &aq, NULL) !=
+		    CL_SUCCESS ||
+		    clGetKernelArgInfo(k, i, CL_KERNEL_ARG_TYPE_NAME, sizeof a->type, a->type, NULL) !=
+		    CL_SUCCESS) {
+			a->type[0] = '\0';   /* no argument info: only the count is judged */
+			continue;
+		}
+		a->type[sizeof a->type - 1] = '\0';
+		if (clGetKernelArgInfo(k, i, CL_KERNEL_ARG_NAME, sizeof a->name, a->name, NULL) !=
+		    CL_SUCCESS)
+			a->name[0] = '\0';
+		a->name[sizeof a->name - 1] = '\0';
+		a->addr = aq == CL_KERNEL_ARG_ADDRESS_GLOBAL ? DIAG_ARG_GLOBAL :
+		          aq == CL_KERNEL_ARG_ADDRESS_LOCAL ? DIAG_ARG_LOCAL :
+		          aq == CL_KERNEL_ARG_ADDRESS_CONSTANT ? DIAG_ARG_CONSTANT : DIAG_ARG_PRIVATE;
+	}
+	return (int)n;
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <CL/cl.h>
 
+#include "diag.h"
 #include "guard.h"
 #include "ref.h"
 
@@ -59,6 +60,8 @@ cl_int clrun_upload(clrun *r, const ref_problem *p, clrun_bufs *b, int guarded);
 void clrun_release(clrun_bufs *b);
 /* Refill the output with the unwritten pattern (between a baseline and a student run). */
 cl_int clrun_reset_output(clrun *r, clrun_bufs *b);
+/* Fill the output with the 32-bit pattern bits (0: zeros, to see what reads the output). */
+cl_int clrun_fill_output(clrun *r, clrun_bufs *b, unsigned bits);
 
 /* Launch kernel once on the problem at TILE, with the arguments and NDRange its kind gives
  * (kind.h: buffers, then scalars; e.g. TILE x TILE groups, global size rounded up), and wait; *ms = profiling time.  Returns the OpenCL status of the enqueue or the wait. */
@@ -72,6 +75,11 @@ cl_int clrun_download(clrun *r, const clrun_bufs *b, float *out, int *violations
 
 /* Local memory the kernel uses (CL_KERNEL_LOCAL_MEM_SIZE) and its max work-group size. */
 void clrun_kernel_info(clrun *r, cl_kernel k, size_t *local_bytes, size_t *max_wg);
+
+/* The kernel's arguments (CL_KERNEL_NUM_ARGS, then clGetKernelArgInfo for the first max,
+ * which needs a build with -cl-kernel-arg-info; a runtime without it leaves type ""). 
+ * Returns the number of arguments, or -1 when the runtime does not say. */
+int clrun_kernel_args(clrun *r, cl_kernel k, diag_arg *args, int max);
 
 /* Name of an OpenCL status ("CL_OUT_OF_RESOURCES"). */
 const char *clrun_errstr(cl_int e);

@@ -78,6 +78,10 @@ static void eval_builds(const check_opts *o, check_report *rep)
 	else if (!ch->kernel_found)
 		set(c, CRIT_FAIL, "keep the kernel's name and signature exactly as the lesson gives them",
 		    "the file builds but has no kernel named %s", o->l->kernel);
+	else if (ch->signature[0])
+		set(c, CRIT_FAIL, "keep the kernel's parameter list exactly as the lesson gives it; "
+		    "anything else the kernel needs (a __local tile, a size) it declares or computes "
+		    "inside", "%s", ch->signature);
 	else {
 		set(c, CRIT_PASS, NULL, "built with -DTILE=%d on %s", o->l->tile, ch->dev.name);
 		for (int i = 0; i < ch->ntiles; i++) {
@@ -101,15 +105,17 @@ static const check_run *first_launch_error(const check_child *ch)
 	return NULL;
 }
 
-static void eval_runs(const check_opts *o, check_report *rep)
+static void eval_runs(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_RUNS);
 	const check_child *ch = &rep->child;
 	const check_run *bad = first_launch_error(ch);
 	if (rep->child_timed_out)
-		set(c, CRIT_FAIL, "look for a loop whose bound or index never changes for some "
-		    "work-item, or a barrier inside a branch that not every work-item takes",
-		    "%s", rep->run_end);
+		set(c, CRIT_FAIL, diag_has_barrier(source) ? "look for a loop whose bound or index "
+		    "never changes for some work-item, or a barrier inside a branch that not every "
+		    "work-item takes" : "look for a loop whose bound or index never changes for some "
+		    "work-item (a loop on a value the kernel never updates, or a counter stepping the "
+		    "wrong way)", "%s", rep->run_end);
 	else if (rep->child_crashed)
 		set(c, CRIT_FAIL, "a crash of the host after a kernel ran is almost always an "
 		    "out-of-bounds write: guard every store (if (row < N && col < N))", "%s", rep->run_end);
@@ -146,14 +152,12 @@ static void eval_runs(const check_opts *o, check_report *rep)
 	(void)o;
 }
 
-static int is_square(const check_run *r) { return r->rows == r->cols; }
-
 static void eval_correct(const check_opts *o, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_CORRECT);
 	const check_child *ch = &rep->child;
-	const check_run *bad = NULL, *good = NULL, *last = NULL;
-	int nsq_bad = 0, sq_bad = 0, sq_good = 0, done = 0;
+	const check_run *bad = NULL, *last = NULL;
+	int done = 0;
 	double maxerr = 0;
 	for (int i = 0; i < ch->nruns; i++) {
 		const check_run *r = &ch->runs[i];
@@ -163,26 +167,24 @@ static void eval_correct(const check_opts *o, check_report *rep)
 		last = r;
 		if (r->cmp.max_rel_error > maxerr)
 			maxerr = r->cmp.max_rel_error;
-		if (r->cmp.passed) {
-			good = good ? good : r;
-			sq_good += is_square(r);
-		} else {
+		if (!r->cmp.passed)
 			bad = bad ? bad : r;
-			nsq_bad += !is_square(r);
-			sq_bad += is_square(r);
-		}
 	}
 	if (bad) {
-		char extra[200] = "";
-		const char *try_ = "compare your index arithmetic with the lesson's text for this size";
-		if (o->l->kind->mixup_msg && nsq_bad && !sq_bad && sq_good) {
-			snprintf(extra, sizeof extra, "%s", o->l->kind->mixup_msg);
-			try_ = o->l->kind->mixup_try;
-		} else if (good && (good->rows > 1 || good->cols > 1)) {
-			snprintf(extra, sizeof extra, " -- right at %dx%d, so look for a hard-coded size "
-			         "or an assumption that the size is a multiple of TILE", good->rows, good->cols);
-			try_ = "use N (or rows/cols) everywhere, and guard the last partial tile";
-		}
+		char extra[300] = "", try_[300] = "compare your index arithmetic with the lesson's "
+		                                  "text for this size";
+		diag_size sizes[CHECK_MAX_RUNS];
+		int ns = 0;
+		for (int i = 0; i < ch->nruns; i++)
+			if (ch->runs[i].done)
+				sizes[ns++] = (diag_size){ ch->runs[i].rows, ch->runs[i].cols,
+				                           ch->runs[i].cmp.passed };
+		if (bad->reads_output)
+			diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
+			                  sizeof try_);
+		else
+			diag_sizes(o->l->kind->mixup_msg, o->l->kind->mixup_try, sizes, ns, bad->tile,
+			           extra, sizeof extra, try_, sizeof try_);
 		set(c, CRIT_FAIL, try_, "wrong at %dx%d (seed %llu): %s%s", bad->rows, bad->cols,
 		    (unsigned long long)o->seed, bad->cmp.pattern, extra);
 		return;
@@ -252,11 +254,42 @@ static void eval_memory(const check_opts *o, check_report *rep)
 	(void)o;
 }
 
-static void eval_races(const check_opts *o, check_report *rep)
+/* Does every race finding name __global memory?  Such a race is between work-items that
+ * write (or read and write) one element: an indexing problem no barrier can fix. */
+static int races_all_global(const check_report *rep)
+{
+	cJSON *fs = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "findings") : NULL, *f;
+	int n = 0;
+	cJSON_ArrayForEach(f, fs) {
+		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
+		const char *space = cJSON_GetStringValue(cJSON_GetObjectItem(f, "space"));
+		if (!kind || (strcmp(kind, "data_race") && strcmp(kind, "barrier_divergence")))
+			continue;
+		if (strcmp(kind, "data_race") || !space || strcmp(space, "global"))
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+static void eval_races(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_RACE_FREE);
 	char found[500];
-	if (analysis_findings(rep, "data_race", "barrier_divergence", found, sizeof found))
+	int fence = diag_global_only_fence(source);
+	if (analysis_findings(rep, "data_race", "barrier_divergence", found, sizeof found) &&
+	    races_all_global(rep))
+		set(c, CRIT_FAIL, "make the store's index different for every work-item (each "
+		    "work-item computes and writes its own element: row from get_global_id(1), column "
+		    "from get_global_id(0)); a barrier cannot fix this, it orders only the work-items "
+		    "of one group", "two work-items write one element of %s (an indexing problem, not "
+		    "a missing barrier): %s", o->l->kind->args[o->l->kind->n_inputs], found);
+	else if (found[0] && fence)
+		set(c, CRIT_FAIL, "use barrier(CLK_LOCAL_MEM_FENCE) (or both flags) wherever the "
+		    "work-items share a __local tile", "%s:%d: barrier(CLK_GLOBAL_MEM_FENCE) orders "
+		    "only __global memory, so the __local data it separates is not made visible to the "
+		    "other work-items: %s", o->kernel, fence, found);
+	else if (found[0])
 		set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
 		    "__local tile and before reading it, and again before overwriting it; every "
 		    "work-item must reach every barrier", "%s", found);
@@ -464,11 +497,11 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	eval_builds(o, rep);
 	int built = crit(rep, CRIT_BUILDS)->status == CRIT_PASS;
 	if (built) {
-		eval_runs(o, rep);
+		eval_runs(o, source, rep);
 		eval_correct(o, rep);
 		eval_memory(o, rep);
 		if (crit(rep, CRIT_RACE_FREE))
-			eval_races(o, rep);
+			eval_races(o, source, rep);
 		if (crit(rep, CRIT_USES_LOCAL))
 			eval_local(o, rep);
 		if (crit(rep, CRIT_CONFLICT_FREE))
@@ -481,7 +514,9 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	int failed = 0;
 	for (int i = 0; i < rep->ncrit; i++) {
 		if (!built && rep->crit[i].id != CRIT_BUILDS)
-			set(&rep->crit[i], CRIT_NOT_CHECKED, NULL, "not checked: the kernel does not build");
+			set(&rep->crit[i], CRIT_NOT_CHECKED, NULL, "not checked: the kernel %s",
+			    rep->child.signature[0] ? "does not take the lesson's arguments" :
+			    "does not build");
 		failed += rep->crit[i].status == CRIT_FAIL;
 	}
 	mark_env(o, rep);

@@ -291,3 +291,276 @@ int diag_check_includes(const char *source, const char *path, const char *lesson
 			return -1;
 	return 0;
 }
+
+/* ---- diagnoses that name the real cause (diag.h) --------------------------------------- */
+
+static int ident_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Next whole-word occurrence of word in s at or after p, or NULL. */
+static const char *find_word(const char *s, const char *p, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *q = strstr(p, word); q; q = strstr(q + 1, word))
+		if ((q == s || !ident_char(q[-1])) && !ident_char(q[n]))
+			return q;
+	return NULL;
+}
+
+static int line_of(const char *s, const char *p)
+{
+	int line = 1;
+	for (; s < p; s++)
+		line += *s == '\n';
+	return line;
+}
+
+/* The identifier a link error names: "symbol NAME", "function 'NAME'", "'NAME'". */
+static void linked_symbol(const char *msg, char *name, size_t len)
+{
+	const char *p = strstr(msg, "symbol ");
+	name[0] = '\0';
+	if (p)
+		p += 7;
+	else if ((p = strchr(msg, '\'')) != NULL)
+		p++;
+	else
+		return;
+	size_t k = 0;
+	while (ident_char(p[k]) && k + 1 < len)
+		k++;
+	snprintf(name, len, "%.*s", (int)k, p);
+}
+
+int diag_unlocated(const char *raw, const char *source, const char *path, char *out,
+                   size_t outlen)
+{
+	char msg[1024] = "";
+	size_t m = 0;
+	while (raw && *raw) {
+		size_t k = strcspn(raw, "\n");
+		char line[512];
+		snprintf(line, sizeof line, "%.*s", (int)(k < sizeof line ? k : sizeof line - 1), raw);
+		raw += k + (raw[k] == '\n');
+		char *t = line + strspn(line, " \t");
+		size_t tl = strlen(t);
+		while (tl && isspace((unsigned char)t[tl - 1]))
+			t[--tl] = '\0';
+		/* the driver's summary lines say nothing the status does not */
+		if (!*t || strstr(t, "failed to build the program") || strstr(t, "generated."))
+			continue;
+		int w = snprintf(msg + m, sizeof msg - m, "%s%s", m ? " " : "", t);
+		m = w > 0 && m + (size_t)w < sizeof msg ? m + (size_t)w : m;
+	}
+	if (!m)
+		return 0;
+	char name[128], where[32] = "";
+	linked_symbol(msg, name, sizeof name);
+	char *clean = name[0] && source ? clean_source(source, 0) : NULL;
+	const char *at = clean ? find_word(clean, clean, name) : NULL;
+	char src[512] = "", caret[512] = "";
+	if (at) {
+		int line = line_of(clean, at);
+		source_line(source, line, src, sizeof src);
+		const char *c = find_word(src, src, name);
+		int col = c ? (int)(c - src) : 0;
+		snprintf(where, sizeof where, ":%d:%d", line, col + 1);
+		for (int i = 0; i < col && i < (int)sizeof caret - 2; i++)
+			caret[i] = src[i] == '\t' ? '\t' : ' ';
+		strcat(caret, "^");
+	}
+	free(clean);
+	size_t pos = strlen(out);
+	pos = append(out, pos, outlen, "%s%s: error: %s%s\n", path, where, msg,
+	             name[0] ? " (a function that is declared or called but never defined: "
+	             "define it in this file, above the kernel)" : "");
+	if (src[0])
+		append(out, pos, outlen, "  %s\n  %s\n", src, caret);
+	return 1;
+}
+
+static const char *addr_name(diag_addr a)
+{
+	return a == DIAG_ARG_GLOBAL ? "__global " : a == DIAG_ARG_LOCAL ? "__local " :
+	       a == DIAG_ARG_CONSTANT ? "__constant " : "";
+}
+
+/* Why argument i does not fit, or "" when it does. */
+static void arg_problem(const char *want, int buffer, int input, const diag_arg *a, int i,
+                        char *why, size_t len)
+{
+	why[0] = '\0';
+	if (!a->type[0])
+		return;               /* the runtime did not say */
+	if (buffer && a->addr == DIAG_ARG_LOCAL)
+		snprintf(why, len, "argument %d (%s) is a __local pointer, but the lesson passes a "
+		         "__global buffer there; declare __local tiles inside the kernel "
+		         "(__local float tile[TILE][TILE];)", i + 1, want);
+	else if (buffer && (strcmp(a->type, "float*") || (a->addr != DIAG_ARG_GLOBAL &&
+	                                                   !(input && a->addr == DIAG_ARG_CONSTANT))))
+		snprintf(why, len, "argument %d (%s) is %s%s, but the lesson passes a buffer of float "
+		         "(__global %sfloat* %s)", i + 1, want, addr_name(a->addr), a->type,
+		         input ? "const " : "", want);
+	else if (!buffer && (a->addr != DIAG_ARG_PRIVATE || (strcmp(a->type, "int") &&
+	                                                     strcmp(a->type, "uint") &&
+	                                                     strcmp(a->type, "unsigned int"))))
+		snprintf(why, len, "argument %d (%s) is %s%s, but the lesson passes an int (const int "
+		         "%s)", i + 1, want, addr_name(a->addr), a->type, want);
+}
+
+int diag_signature(const char *const *names, int n_inputs, const diag_arg *args, int nargs,
+                   char *msg, size_t len)
+{
+	char want[128] = "", have[400] = "", why[300] = "";
+	size_t w = 0, h = 0;
+	int nwant = 0;
+	while (names[nwant])
+		nwant++;
+	for (int i = 0; i < nwant && w < sizeof want; i++) {
+		int k = snprintf(want + w, sizeof want - w, "%s%s", i ? ", " : "", names[i]);
+		w = k > 0 ? w + (size_t)k : w;
+	}
+	for (int i = 0; args && i < nargs && h < sizeof have; i++) {
+		int k = snprintf(have + h, sizeof have - h, "%s%s%s%s%s", i ? ", " : "",
+		                 addr_name(args[i].addr), args[i].type, args[i].type[0] ? " " : "",
+		                 args[i].name[0] ? args[i].name : "?");
+		h = k > 0 ? h + (size_t)k : h;
+	}
+	for (int i = 0; args && i < nargs && i < nwant && !why[0]; i++)
+		arg_problem(names[i], i <= n_inputs, i < n_inputs, &args[i], i, why, sizeof why);
+	for (int i = nwant; args && i < nargs && !why[0]; i++)
+		if (args[i].addr == DIAG_ARG_LOCAL)
+			snprintf(why, sizeof why, "argument %d (%s) is a __local pointer the grader "
+			         "cannot pass; declare __local tiles inside the kernel (__local float "
+			         "tile[TILE][TILE];)", i + 1, args[i].name[0] ? args[i].name : "?");
+	if (nargs == nwant && !why[0])
+		return 0;
+	snprintf(msg, len, "the lesson passes (%s); your kernel takes %d argument%s%s%s%s%s", want,
+	         nargs, nargs == 1 ? "" : "s", have[0] ? " (" : "", have, have[0] ? ")" : "",
+	         why[0] ? ": " : nargs != nwant ? ": keep the parameter list exactly as the lesson "
+	         "gives it" : "");
+	if (why[0]) {
+		size_t k = strlen(msg);
+		snprintf(msg + k, len - k, "%s", why);
+	}
+	return -1;
+}
+
+/* Each barrier call of the cleaned source: its line and its flags text. */
+typedef int (*barrier_fn)(const char *flags, int line, void *arg);
+
+static int each_barrier(const char *source, barrier_fn fn, void *arg)
+{
+	char *s = clean_source(source, 0);
+	int r = 0;
+	for (const char *p = s; s && !r && (p = find_word(s, p, "barrier")) != NULL; p++) {
+		const char *open = p + 7 + strspn(p + 7, " \t\n");
+		if (*open != '(')
+			continue;
+		size_t k = strcspn(open + 1, ")");
+		char flags[256];
+		snprintf(flags, sizeof flags, "%.*s", (int)(k < 255 ? k : 255), open + 1);
+		r = fn(flags, line_of(s, p), arg);
+	}
+	/* work_group_barrier is the OpenCL 2.0 spelling: the same call */
+	for (const char *p = s; s && !r && (p = find_word(s, p, "work_group_barrier")) != NULL; p++) {
+		const char *open = p + 18 + strspn(p + 18, " \t\n");
+		if (*open != '(')
+			continue;
+		size_t k = strcspn(open + 1, ")");
+		char flags[256];
+		snprintf(flags, sizeof flags, "%.*s", (int)(k < 255 ? k : 255), open + 1);
+		r = fn(flags, line_of(s, p), arg);
+	}
+	free(s);
+	return r;
+}
+
+static int any_barrier(const char *flags, int line, void *arg)
+{
+	(void)flags, (void)arg;
+	return line;
+}
+
+int diag_has_barrier(const char *source)
+{
+	return each_barrier(source, any_barrier, NULL) != 0;
+}
+
+static int global_only(const char *flags, int line, void *arg)
+{
+	(void)arg;
+	return strstr(flags, "CLK_GLOBAL_MEM_FENCE") && !strstr(flags, "CLK_LOCAL_MEM_FENCE") ?
+	       line : 0;
+}
+
+int diag_global_only_fence(const char *source)
+{
+	char *s = clean_source(source, 0);
+	int local = s && (find_word(s, s, "__local") || find_word(s, s, "local"));
+	free(s);
+	return local ? each_barrier(source, global_only, NULL) : 0;
+}
+
+static int multiple(const diag_size *s, int tile)
+{
+	return tile > 1 && s->rows % tile == 0 && s->cols % tile == 0;
+}
+
+int diag_sizes(const char *mixup_msg, const char *mixup_try, const diag_size *s, int n,
+               int tile, char *extra, size_t elen, char *try_, size_t tlen)
+{
+	const diag_size *wrong = NULL, *right = NULL, *right_multiple = NULL;
+	int wrong_multiple = 0, square_wrong = 0, square_right = 0, nonsquare_multiple_wrong = 0;
+	extra[0] = try_[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		int sq = s[i].rows == s[i].cols, mul = multiple(&s[i], tile);
+		if (s[i].right) {
+			if (!right || (right->rows == 1 && right->cols == 1))
+				right = &s[i];
+			square_right += sq;
+			if (mul && (!right_multiple || (right_multiple->rows == right_multiple->cols && !sq)))
+				right_multiple = &s[i];
+		} else {
+			wrong = wrong ? wrong : &s[i];
+			wrong_multiple += mul;
+			square_wrong += sq;
+			nonsquare_multiple_wrong += mul && !sq;
+		}
+	}
+	if (!wrong)
+		return 0;
+	if (mixup_msg && nonsquare_multiple_wrong && square_right && !square_wrong) {
+		snprintf(extra, elen, "%s", mixup_msg);
+		snprintf(try_, tlen, "%s", mixup_try ? mixup_try : "");
+	} else if (right_multiple && !wrong_multiple) {
+		snprintf(extra, elen, " -- right at %dx%d, a multiple of TILE=%d, and wrong only at "
+		         "sizes with a partial last tile: the work-items past the edge (the global size "
+		         "is rounded up to a multiple of TILE) load or store outside the matrix, or skip "
+		         "work the edge needs", right_multiple->rows, right_multiple->cols, tile);
+		snprintf(try_, tlen, "guard every global load and store with the real size (the "
+		         "lesson's N, or rows and cols), load 0 for a tile element past the edge, and "
+		         "let every work-item still reach each barrier");
+	} else if (right && (right->rows > 1 || right->cols > 1)) {
+		snprintf(extra, elen, " -- right at %dx%d, so look for a hard-coded size or an "
+		         "assumption that the size is a multiple of TILE", right->rows, right->cols);
+		snprintf(try_, tlen, "use N (or rows/cols) everywhere, and guard the last partial tile");
+	} else {
+		return 0;
+	}
+	return 1;
+}
+
+void diag_reads_output(const char *out_name, size_t n_dep, size_t n, char *buf, size_t len,
+                       char *try_, size_t tlen)
+{
+	snprintf(buf, len, "reads %s before writing it (%s starts as NaN): %zu of %zu elements "
+	         "come out NaN, and right when the grader zeroes %s first -- the kernel adds to "
+	         "%s (%s[i] += ...) instead of to a private sum", out_name, out_name, n_dep, n,
+	         out_name, out_name, out_name);
+	snprintf(try_, tlen, "sum into a private variable (float acc = 0.0f;) and write %s once, "
+	         "at the end (%s[...] = acc;): the kernel must not read %s, whose old contents are "
+	         "not defined", out_name, out_name, out_name);
+}

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+
 /* Rewrite a raw build log.  Lines "error: FILE:L:C: msg" (PoCL) and "FILE:L:C: error: msg"
  * (clang, NVIDIA) become "path:L:C: error: msg" followed by the source line and a caret; lines
  * about other files (an allowed header) keep their own name; driver chatter is dropped.
@@ -25,5 +26,58 @@ void diag_first_error(const char *rewritten, char *out, size_t outlen);
  * <system> includes are refused. */
 int diag_check_includes(const char *source, const char *path, const char *lesson_dir,
                         char *msg, size_t msglen);
+
+/* ---- diagnoses that name the real cause ------------------------------------------------ */
+
+/* For a failed build whose log has no located error (a link step: PoCL's "Cannot find
+ * symbol dot_row in kernel library", ptxas's "Unresolved extern function 'dot_row'"): append
+ * the runtime's own lines to out as one "path[:L:C]: error: <runtime's text>" line, located
+ * at the first mention of the symbol it names when the source has one.  Returns 1 when it
+ * wrote an error, 0 when the log held nothing to show. */
+int diag_unlocated(const char *raw, const char *source, const char *path, char *out,
+                   size_t outlen);
+
+/* One kernel argument as the runtime describes it (clGetKernelArgInfo). */
+typedef enum { DIAG_ARG_GLOBAL, DIAG_ARG_LOCAL, DIAG_ARG_CONSTANT, DIAG_ARG_PRIVATE } diag_addr;
+typedef struct diag_arg {
+	char type[64];            /* "float*", "int" ("" when the runtime did not say) */
+	char name[64];
+	diag_addr addr;
+} diag_arg;
+
+/* Compare a kernel's arguments with what the lesson passes: names (NULL-terminated, the
+ * kind's args) of n_inputs float input buffers (__global, or __constant), one float output
+ * buffer (__global), then int scalars.  nargs from CL_KERNEL_NUM_ARGS; args may be NULL when
+ * the runtime gives no argument info (then only the count is judged).  0 when it matches,
+ * else -1 and "the lesson passes (A, B, C, N); your kernel takes 6 arguments (...): why". */
+int diag_signature(const char *const *names, int n_inputs, const diag_arg *args, int nargs,
+                   char *msg, size_t len);
+
+/* 1 when the source (comments and strings aside) calls barrier() or work_group_barrier(). */
+int diag_has_barrier(const char *source);
+
+/* Line of the first barrier whose flags name no CLK_LOCAL_MEM_FENCE in a source that
+ * declares __local memory (a barrier that orders only __global memory around a __local
+ * tile), or 0 when there is none. */
+int diag_global_only_fence(const char *source);
+
+/* One correctness run, as the size diagnosis sees it. */
+typedef struct diag_size { int rows, cols, right; } diag_size;
+
+/* What the pattern of right and wrong sizes says, for a kernel wrong at some size:
+ *   - a non-square multiple of TILE is wrong while the square sizes are right: the kind's
+ *     mix-up remark and try (rows and cols mixed up), when it has one (mixup_msg non-NULL);
+ *   - every wrong size has a partial tile and a size that is a multiple of TILE is right:
+ *     edge handling ("right at 32x96, a multiple of TILE=32, and wrong only at ...");
+ *   - otherwise a size is right: a hard-coded size or a TILE-multiple assumption.
+ * Writes " -- why" into extra and what to try into try_; returns 0 when nothing is said. */
+int diag_sizes(const char *mixup_msg, const char *mixup_try, const diag_size *s, int n,
+               int tile, char *extra, size_t elen, char *try_, size_t tlen);
+
+/* The pattern text for an output the kernel reads before writing (n_dep of n elements came
+ * out NaN from the NaN-filled output and right when the output was zeroed first), and what
+ * to try. */
+void diag_reads_output(const char *out_name, size_t n_dep, size_t n, char *buf, size_t len,
+                       char *try_, size_t tlen);
 
 #endif

@@ -52,6 +52,12 @@ typedef struct kind {
 	 * "all zero" patterns, before the generic ones.  May be NULL. */
 	int (*pattern)(const struct ref_problem *p, const float *got, char *buf, size_t len);
 
+	/* ---- the kernel's parameters ---- */
+	/* Their names in the order the grader passes them, NULL-terminated: the n_inputs input
+	 * buffers, the output buffer, then the scalar ints (the signature check names them). */
+	const char *args[KIND_MAX_SCALARS + 4];
+	int n_inputs;
+
 	/* ---- launch (clrun.c calls these) ---- */
 	/* NDRange for a problem at TILE: fills global[] and local[], returns the dimensions. */
 	int (*geometry)(const struct ref_problem *p, int tile, size_t global[3], size_t local[3]);
@@ -72,8 +78,8 @@ typedef struct kind {
 	/* Given the global bytes loaded per unit under Oclgrind, is __local only a token (the
 	 * kernel still loads as the naive one does)?  Writes the finding and returns 1.  May be NULL. */
 	int (*token_local)(double per_unit, int tile, char *msg, size_t len, const char **try_);
-	/* When only non-square sizes are wrong (rows and cols mixed up): the remark and the try;
-	 * NULL when the kind has no such mix-up. */
+	/* When a non-square multiple of TILE is wrong while the square sizes are right (rows and
+	 * cols mixed up): the remark and the try; NULL when the kind has no such mix-up. */
 	const char *mixup_msg, *mixup_try;
 	/* Why speed is not judged on a CPU device, for this kind. */
 	const char *cpu_speed_note;

@@ -74,10 +74,13 @@ static double elements(int rows, int cols) { return (double)rows * cols; }
 
 const kind kind_transpose = {
 	.name = "transpose",
-	.sizes = { {1, 1}, {100, 37}, {37, 100}, {64, 64}, {33, 65} },
+	/* 32x96: a non-square multiple of TILE, where only a rows/cols mix-up is wrong */
+	.sizes = { {1, 1}, {100, 37}, {37, 100}, {64, 64}, {32, 96}, {33, 65} },
 	.time_size = {2000, 2000},
 	.time_size_gpu = {8192, 8192},
 	.analysis_size = {64, 96},
+	.args = { "in", "out", "rows", "cols", NULL },
+	.n_inputs = 1,
 	.shape = shape,
 	.reference = reference,
 	.bound = bound,
@@ -91,8 +94,8 @@ const kind kind_transpose = {
 	.work = work,
 	.traffic_key = "bytes_loaded_per_element",
 	.traffic_units = elements,
-	.mixup_msg = " -- square sizes are right, so rows and cols are mixed up somewhere (in is "
-	             "rows x cols, out is cols x rows)",
+	.mixup_msg = " -- square sizes are right and a non-square multiple of TILE is wrong, so "
+	             "rows and cols are mixed up somewhere (in is rows x cols, out is cols x rows)",
 	.mixup_try = "check every use of rows and cols: the input's row length is cols, the output's is rows",
 	.cpu_speed_note = "padding and bank conflicts cannot show in the timing (conflict_free is "
 	                  "judged by the GPU bank model instead) and the tile's staging often costs "

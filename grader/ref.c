@@ -80,7 +80,7 @@ static int unwritten(float v)
 	return bits == REF_UNWRITTEN_BITS;
 }
 
-static int element_ok(const ref_problem *p, size_t i, float g)
+int ref_element_ok(const ref_problem *p, size_t i, float g)
 {
 	if (!isfinite(g))
 		return 0;
@@ -99,7 +99,7 @@ static int edge_only(const ref_problem *p, const float *got, int tile)
 	for (int r = 0; r < p->out_rows; r++)
 		for (int c = 0; c < p->out_cols; c++) {
 			size_t i = (size_t)r * p->out_cols + c;
-			if (!element_ok(p, i, got[i]) && r < full_r && c < full_c)
+			if (!ref_element_ok(p, i, got[i]) && r < full_r && c < full_c)
 				return 0;
 		}
 	return 1;
@@ -152,7 +152,7 @@ void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r
 			r->nonfinite++;
 		else if (p->scale[i] > 0 && fabs(g - p->expect[i]) / p->scale[i] > r->max_rel_error)
 			r->max_rel_error = fabs(g - p->expect[i]) / p->scale[i];
-		if (element_ok(p, i, g))
+		if (ref_element_ok(p, i, g))
 			continue;
 		if (r->bad++ == 0) {
 			r->first_row = (int)(i / p->out_cols);

@@ -39,6 +39,9 @@ void ref_free(ref_problem *p);
  * which grows with the dot-product length K; transpose 0 (a copy is exact). */
 double ref_bound(const ref_problem *p, size_t i);
 
+/* Is g an acceptable value for output element i (finite and within ref_bound)? */
+int ref_element_ok(const ref_problem *p, size_t i, float g);
+
 typedef struct ref_result {
 	int passed;
 	size_t bad;              /* elements outside the bound (NaN/Inf always count) */

@@ -372,6 +372,183 @@ START_TEST(include_behind_utf8_bom_refused)
 }
 END_TEST
 
+
+/* ---- diagnoses that name the real cause ---- */
+
+static const char *LINK_SRC =
+	"float dot_row(int r);\n"
+	"__kernel void k(__global float *c)\n"
+	"{   c[0] = dot_row(1); }\n";
+
+START_TEST(link_error_keeps_runtime_message_at_declaration)
+{
+	const char *raw = "Error(s) while linking: \n"
+	                  "Cannot find symbol dot_row in kernel library\n"
+	                  "Device pthread-skylake failed to build the program\n";
+	char out[2048] = "";
+	ck_assert_int_eq(diag_rewrite(raw, LINK_SRC, "k.cl", out, sizeof out), 0);
+	ck_assert_int_eq(diag_unlocated(raw, LINK_SRC, "k.cl", out, sizeof out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "k.cl:1:7: error: Error(s) while linking: Cannot find "
+	                                  "symbol dot_row in kernel library"));
+	ck_assert_ptr_null(strstr(out, "failed to build"));
+	char first[512];
+	diag_first_error(out, first, sizeof first);
+	ck_assert_ptr_nonnull(strstr(first, "Cannot find symbol dot_row"));
+}
+END_TEST
+
+START_TEST(link_error_ptxas_spelling_and_nothing_to_show)
+{
+	char out[2048] = "";
+	ck_assert_int_eq(diag_unlocated("ptxas fatal   : Unresolved extern function 'dot_row'\n",
+	                                LINK_SRC, "k.cl", out, sizeof out), 1);
+	ck_assert_ptr_nonnull(strstr(out, "k.cl:1:7: error: ptxas fatal   : Unresolved extern "
+	                                  "function 'dot_row'"));
+	out[0] = '\0';
+	ck_assert_int_eq(diag_unlocated("\nDevice x failed to build the program\n", LINK_SRC, "k.cl",
+	                                out, sizeof out), 0);
+	ck_assert_str_eq(out, "");
+}
+END_TEST
+
+static const char *MM[] = { "A", "B", "C", "N", NULL };
+static const char *TR[] = { "in", "out", "rows", "cols", NULL };
+
+static diag_arg arg(const char *type, const char *name, diag_addr addr)
+{
+	diag_arg a;
+	memset(&a, 0, sizeof a);
+	snprintf(a.type, sizeof a.type, "%s", type);
+	snprintf(a.name, sizeof a.name, "%s", name);
+	a.addr = addr;
+	return a;
+}
+
+START_TEST(signature_matches_lesson)
+{
+	diag_arg mm[4] = { arg("float*", "A", DIAG_ARG_GLOBAL), arg("float*", "B", DIAG_ARG_CONSTANT),
+	                   arg("float*", "C", DIAG_ARG_GLOBAL), arg("int", "n", DIAG_ARG_PRIVATE) };
+	diag_arg tr[4] = { arg("float*", "src", DIAG_ARG_GLOBAL), arg("float*", "dst", DIAG_ARG_GLOBAL),
+	                   arg("int", "r", DIAG_ARG_PRIVATE), arg("uint", "c", DIAG_ARG_PRIVATE) };
+	char msg[600] = "";
+	ck_assert_int_eq(diag_signature(MM, 2, mm, 4, msg, sizeof msg), 0);
+	ck_assert_int_eq(diag_signature(TR, 1, tr, 4, msg, sizeof msg), 0);
+	ck_assert_int_eq(diag_signature(MM, 2, NULL, 4, msg, sizeof msg), 0);  /* no info */
+}
+END_TEST
+
+START_TEST(signature_extra_local_pointers)
+{
+	diag_arg a[6] = { arg("float*", "A", DIAG_ARG_GLOBAL), arg("float*", "B", DIAG_ARG_GLOBAL),
+	                  arg("float*", "C", DIAG_ARG_GLOBAL), arg("int", "N", DIAG_ARG_PRIVATE),
+	                  arg("float*", "As", DIAG_ARG_LOCAL), arg("float*", "Bs", DIAG_ARG_LOCAL) };
+	char msg[600];
+	ck_assert_int_eq(diag_signature(MM, 2, a, 6, msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "the lesson passes (A, B, C, N); your kernel takes 6 "
+	                                  "arguments"));
+	ck_assert_ptr_nonnull(strstr(msg, "argument 5 (As) is a __local pointer"));
+	ck_assert_int_eq(diag_signature(MM, 2, NULL, 6, msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "your kernel takes 6 arguments"));
+}
+END_TEST
+
+START_TEST(signature_wrong_types_and_spaces)
+{
+	char msg[600];
+	diag_arg a[4] = { arg("float*", "A", DIAG_ARG_GLOBAL), arg("float*", "B", DIAG_ARG_GLOBAL),
+	                  arg("float*", "C", DIAG_ARG_GLOBAL), arg("float", "N", DIAG_ARG_PRIVATE) };
+	ck_assert_int_eq(diag_signature(MM, 2, a, 4, msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "argument 4 (N) is float, but the lesson passes an int"));
+	a[3] = arg("int", "N", DIAG_ARG_PRIVATE);
+	a[1] = arg("double*", "B", DIAG_ARG_GLOBAL);
+	ck_assert_int_eq(diag_signature(MM, 2, a, 4, msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "argument 2 (B) is __global double*"));
+	a[1] = arg("float*", "B", DIAG_ARG_GLOBAL);
+	a[2] = arg("float*", "C", DIAG_ARG_CONSTANT);   /* an output cannot be __constant */
+	ck_assert_int_eq(diag_signature(MM, 2, a, 4, msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "argument 3 (C)"));
+	diag_arg t[3] = { arg("float*", "in", DIAG_ARG_GLOBAL), arg("float*", "out", DIAG_ARG_GLOBAL),
+	                  arg("int", "n", DIAG_ARG_PRIVATE) };
+	ck_assert_int_eq(diag_signature(TR, 1, t, 3, msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "the lesson passes (in, out, rows, cols); your kernel "
+	                                  "takes 3 arguments"));
+}
+END_TEST
+
+START_TEST(barriers_found_outside_comments)
+{
+	ck_assert_int_eq(diag_has_barrier("__kernel void k() { /* barrier(CLK_LOCAL_MEM_FENCE); */\n"
+	                                  "// barrier(x)\n int my_barrier = 0; }"), 0);
+	ck_assert_int_eq(diag_has_barrier("__kernel void k() {\n barrier (CLK_LOCAL_MEM_FENCE); }"), 1);
+	ck_assert_int_eq(diag_has_barrier("__kernel void k() {\n work_group_barrier(CLK_LOCAL_MEM_FENCE); }"), 1);
+}
+END_TEST
+
+START_TEST(global_only_fence_named_when_local_data)
+{
+	const char *bad = "__kernel void k(__global float *o) {\n"
+	                  "  __local float t[16];\n"
+	                  "  t[0] = 1.0f;\n"
+	                  "  barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE);\n"
+	                  "  barrier(CLK_GLOBAL_MEM_FENCE);\n"
+	                  "  o[0] = t[1]; }\n";
+	ck_assert_int_eq(diag_global_only_fence(bad), 5);
+	const char *no_local = "__kernel void k(__global float *o) {\n"
+	                       "  barrier(CLK_GLOBAL_MEM_FENCE);\n  o[0] = 1.0f; }\n";
+	ck_assert_int_eq(diag_global_only_fence(no_local), 0);
+	const char *ok = "__kernel void k(__global float *o) {\n  local float t[4];\n"
+	                 "  /* barrier(CLK_GLOBAL_MEM_FENCE); */ barrier(CLK_LOCAL_MEM_FENCE);\n}\n";
+	ck_assert_int_eq(diag_global_only_fence(ok), 0);
+}
+END_TEST
+
+START_TEST(sizes_edge_not_mixed_up)
+{
+	/* lesson 3's sizes: right at every multiple of TILE=32, wrong where a tile is partial */
+	diag_size s[] = { {1, 1, 1}, {100, 37, 0}, {37, 100, 0}, {64, 64, 1}, {32, 96, 1}, {33, 65, 0} };
+	char extra[400], try_[400];
+	ck_assert_int_eq(diag_sizes(" -- rows and cols are mixed up", "check every use of rows and cols", s, 6, 32, extra, sizeof extra, try_,
+	                            sizeof try_), 1);
+	ck_assert_ptr_null(strstr(extra, "mixed up"));
+	ck_assert_ptr_nonnull(strstr(extra, "right at 32x96, a multiple of TILE=32"));
+	ck_assert_ptr_nonnull(strstr(try_, "guard"));
+}
+END_TEST
+
+START_TEST(sizes_mixed_up_needs_nonsquare_multiple_wrong)
+{
+	char extra[400], try_[400];
+	diag_size s[] = { {1, 1, 1}, {100, 37, 0}, {37, 100, 0}, {64, 64, 1}, {32, 96, 0}, {33, 65, 0} };
+	ck_assert_int_eq(diag_sizes(" -- rows and cols are mixed up", "check every use of rows and cols", s, 6, 32, extra, sizeof extra, try_,
+	                            sizeof try_), 1);
+	ck_assert_ptr_nonnull(strstr(extra, "rows and cols are mixed up"));
+	/* the same pattern in matmul (square only) never says so */
+	diag_size m[] = { {1, 1, 0}, {17, 17, 0}, {100, 100, 0}, {256, 256, 1} };
+	ck_assert_int_eq(diag_sizes(NULL, NULL, m, 4, 16, extra, sizeof extra, try_, sizeof try_), 1);
+	ck_assert_ptr_null(strstr(extra, "mixed up"));
+	ck_assert_ptr_nonnull(strstr(extra, "right at 256x256, a multiple of TILE=16"));
+	/* wrong at a multiple too: not an edge problem */
+	diag_size w[] = { {1, 1, 1}, {17, 17, 0}, {100, 100, 1}, {256, 256, 0} };
+	ck_assert_int_eq(diag_sizes(NULL, NULL, w, 4, 16, extra, sizeof extra, try_, sizeof try_), 1);
+	ck_assert_ptr_null(strstr(extra, "multiple of TILE=16, and wrong only"));
+	ck_assert_ptr_nonnull(strstr(extra, "right at 100x100"));
+	/* wrong everywhere: nothing to say */
+	diag_size all[] = { {1, 1, 0}, {17, 17, 0} };
+	ck_assert_int_eq(diag_sizes(NULL, NULL, all, 2, 16, extra, sizeof extra, try_, sizeof try_), 0);
+	ck_assert_str_eq(extra, "");
+}
+END_TEST
+
+START_TEST(reads_output_message)
+{
+	char buf[400], try_[400];
+	diag_reads_output("C", 289, 289, buf, sizeof buf, try_, sizeof try_);
+	ck_assert_ptr_nonnull(strstr(buf, "reads C before writing it (C starts as NaN)"));
+	ck_assert_ptr_nonnull(strstr(buf, "289 of 289"));
+	ck_assert_ptr_nonnull(strstr(try_, "float acc = 0.0f;"));
+}
+END_TEST
+
 static Suite *diag_suite(void)
 {
 	Suite *s = suite_create("diag");
@@ -387,6 +564,19 @@ static Suite *diag_suite(void)
 	tcase_add_test(t, test_first_error);
 	tcase_add_test(t, test_first_error_fatal_and_excerpt);
 	tcase_add_test(t, test_rewrite_then_first_error);
+	suite_add_tcase(s, t);
+
+	t = tcase_create("diagnoses");
+	tcase_add_test(t, link_error_keeps_runtime_message_at_declaration);
+	tcase_add_test(t, link_error_ptxas_spelling_and_nothing_to_show);
+	tcase_add_test(t, signature_matches_lesson);
+	tcase_add_test(t, signature_extra_local_pointers);
+	tcase_add_test(t, signature_wrong_types_and_spaces);
+	tcase_add_test(t, barriers_found_outside_comments);
+	tcase_add_test(t, global_only_fence_named_when_local_data);
+	tcase_add_test(t, sizes_edge_not_mixed_up);
+	tcase_add_test(t, sizes_mixed_up_needs_nonsquare_multiple_wrong);
+	tcase_add_test(t, reads_output_message);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("includes");

@@ -1,0 +1,186 @@
+/* test_diagnoses.c — integration tests: each broken kernel of tests/fixtures/ written for a
+ * diagnosis fails its criterion with the message that names the real cause, and never the
+ * misleading one it used to get.  Real build/clgrade on real PoCL and real Oclgrind, run as a
+ * subprocess; the JSON report and the terminal text are both read. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+typedef struct graded {
+	int exit;
+	cJSON *json;
+	char *text;
+} graded;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc(n + 1);
+	if (fread(s, 1, n, f) != (size_t)n)
+		n = 0;
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* `build/clgrade check LESSON KERNEL --seed 1 --json tmp EXTRA`, wide terminal text. */
+static graded grade(const char *lesson, const char *kernel, const char *extra)
+{
+	char json[] = "/tmp/clgrade-dx-XXXXXX", out[64], cmd[2048];
+	int fd = mkstemp(json);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(out, sizeof out, "%s.txt", json);
+	snprintf(cmd, sizeof cmd, "NO_COLOR=1 COLUMNS=400 build/clgrade check %s %s --seed 1 "
+	         "--json %s %s > %s 2>&1", lesson, kernel, json, extra ? extra : "", out);
+	int st = system(cmd);
+	graded g = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, NULL, slurp(out) };
+	char *j = slurp(json);
+	g.json = j ? cJSON_Parse(j) : NULL;
+	free(j);
+	unlink(json);
+	unlink(out);
+	ck_assert_msg(g.text != NULL, "no terminal output");
+	ck_assert_msg(g.json != NULL, "no JSON report; terminal said:\n%s", g.text);
+	return g;
+}
+
+static void done(graded *g)
+{
+	cJSON_Delete(g->json);
+	free(g->text);
+}
+
+static cJSON *crit(const graded *g, const char *id)
+{
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), id) == 0)
+			return c;
+	return NULL;
+}
+
+static const char *field(const graded *g, const char *id, const char *k)
+{
+	cJSON *c = crit(g, id);
+	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, k)) : NULL;
+	return m ? m : "";
+}
+
+#define FX "tests/fixtures/"
+
+/* One fixture, its criterion, what its message must and must not say, and what its "try"
+ * must not say.  NULL: nothing asked. */
+static const struct diagnosis {
+	const char *lesson, *file, *extra, *fails;
+	const char *says, *says_too, *never, *try_never;
+} cases[] = {
+	/* C[i] += ... without setting C: the NaN fill propagates */
+	{ "1", FX "l1_accumulate_into_c.cl", NULL, "correct",
+	  "reads C before writing it (C starts as NaN)", "float acc", "no element of C was written",
+	  "index arithmetic" },
+	{ "1", FX "l1_accumulate_sum_into_c.cl", NULL, "correct",
+	  "reads C before writing it (C starts as NaN)", NULL, "never written", NULL },
+	/* missing edge guards: the edge, never "rows and cols mixed up" */
+	{ "3", FX "l3_no_store_guard.cl", NULL, "correct", "a multiple of TILE=32", "guard",
+	  "mixed up", "every use of rows and cols" },
+	{ "3", FX "l3_no_guard_naive.cl", NULL, "correct", "a multiple of TILE=32", NULL,
+	  "mixed up", "every use of rows and cols" },
+	/* ... and "mixed up" when a non-square multiple of TILE is wrong, squares right */
+	{ "3", FX "l3_guard_rows_cols_swapped.cl", NULL, "correct", "rows and cols are mixed up",
+	  "every use of rows and cols", NULL, NULL },
+	{ "3", FX "l3_square_only.cl", NULL, "correct", "rows and cols are mixed up", NULL, NULL,
+	  NULL },
+	/* a kernel whose arguments are not the lesson's */
+	{ "2", FX "l2_local_pointer_args.cl", NULL, "builds",
+	  "the lesson passes (A, B, C, N); your kernel takes 6 arguments",
+	  "argument 5 (As) is a __local pointer", "CL_INVALID", NULL },
+	{ "1", FX "l1_float_size_arg.cl", NULL, "builds",
+	  "the lesson passes (A, B, C, N); your kernel takes 4 arguments",
+	  "argument 4 (N) is float", "CL_INVALID", NULL },
+	/* a link-time failure shows the runtime's own words, at the helper's declaration */
+	{ "1", FX "l1_undefined_helper.cl", NULL, "builds", "l1_undefined_helper.cl:2:7: error:",
+	  "dot_row", "CL_BUILD_PROGRAM_FAILURE", NULL },
+	/* a race on __global memory is an indexing problem, not a missing barrier */
+	{ "1", FX "l1_store_one_per_row.cl", NULL, "race_free",
+	  "two work-items write one element of C", "global memory of 'C'", NULL,
+	  "barrier(CLK_LOCAL_MEM_FENCE) after" },
+	/* a barrier that fences only __global memory around a __local tile is named */
+	{ "3", FX "l3_global_fence.cl", NULL, "race_free",
+	  "l3_global_fence.cl:10: barrier(CLK_GLOBAL_MEM_FENCE) orders only __global memory",
+	  "local memory of 'tile'", NULL, NULL },
+	/* a timeout in a kernel without a barrier blames no barrier */
+	{ "1", FX "l1_hang.cl", "--timeout 3", "runs", "timed out", NULL, NULL, "barrier" },
+};
+
+START_TEST(fixture_names_the_real_cause)
+{
+	const struct diagnosis *d = &cases[_i];
+	graded g = grade(d->lesson, d->file, d->extra);
+	const char *st = field(&g, d->fails, "status"), *msg = field(&g, d->fails, "message");
+	const char *try_ = field(&g, d->fails, "try");
+	ck_assert_msg(strcmp(st, "fail") == 0, "%s: %s expected fail, got %s\n%s", d->file, d->fails,
+	              st, g.text);
+	ck_assert_int_eq(g.exit, 1);
+	ck_assert_msg(strstr(msg, d->says), "%s: \"%s\" lacks \"%s\"", d->file, msg, d->says);
+	ck_assert_msg(strstr(g.text, d->says), "%s: terminal lacks \"%s\":\n%s", d->file, d->says,
+	              g.text);
+	if (d->says_too)
+		ck_assert_msg(strstr(msg, d->says_too) || strstr(try_, d->says_too),
+		              "%s: \"%s\" / \"%s\" lacks \"%s\"", d->file, msg, try_, d->says_too);
+	if (d->never)
+		ck_assert_msg(!strstr(g.text, d->never), "%s: report says \"%s\":\n%s", d->file,
+		              d->never, g.text);
+	if (d->try_never)
+		ck_assert_msg(!strstr(try_, d->try_never), "%s: try \"%s\" says \"%s\"", d->file, try_,
+		              d->try_never);
+	done(&g);
+}
+END_TEST
+
+/* A kernel with the wrong arguments is never launched: nothing else is judged on it, and
+ * nothing blames its __local memory. */
+START_TEST(wrong_signature_leaves_the_rest_unchecked)
+{
+	graded g = grade("2", FX "l2_local_pointer_args.cl", NULL);
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g.json, "criteria")) {
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "id"));
+		const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(c, "status"));
+		if (strcmp(id, "builds") != 0)
+			ck_assert_msg(strcmp(st, "not_checked") == 0, "%s is %s", id, st);
+	}
+	ck_assert_ptr_null(strstr(g.text, "uses no __local memory"));
+	ck_assert_ptr_nonnull(strstr(g.text, "does not take the lesson's arguments"));
+	done(&g);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("diagnoses");
+	TCase *t = tcase_create("diagnoses");
+	tcase_set_timeout(t, 120);
+	tcase_add_loop_test(t, fixture_names_the_real_cause, 0, (int)(sizeof cases / sizeof cases[0]));
+	tcase_add_test(t, wrong_signature_leaves_the_rest_unchecked);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
