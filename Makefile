@@ -1,5 +1,5 @@
 # Makefile — build, grade, test and benchmark OpenCL Memory Lab.
-#   make deps                      install the Debian packages (sudo when not root)
+#   make deps                      install the packages, Debian 12 or Ubuntu 24.04 (sudo when not root)
 #   make                           build build/clgrade and the Oclgrind tracer plugin
 #   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json]
 #   make check                     grade every lesson's current kernel (a progress table)
@@ -31,8 +31,11 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 SRCS     := $(wildcard grader/*.c)
 LIBOBJS  := $(patsubst grader/%.c,$(BUILD)/obj/%.o,$(filter-out grader/main.c,$(SRCS)))
 
-# The Oclgrind plugin: a thin C++ adapter over the C analysis code (trace.c, bank.c).
-LLVM_CONFIG   ?= llvm-config-14
+# The Oclgrind plugin: a thin C++ adapter over the C analysis code (trace.c, bank.c), built
+# against the LLVM that the distribution's liboclgrind links (grader/deps.sh llvm: 14 on
+# Debian 12 and Ubuntu 24.04); LLVM_CONFIG=llvm-config-N overrides it.
+LLVM_MAJOR    := $(shell sh grader/deps.sh llvm)
+LLVM_CONFIG   ?= llvm-config-$(LLVM_MAJOR)
 PLUGIN_CXXFLAGS = -O2 -fPIC $(shell $(LLVM_CONFIG) --cxxflags) -std=c++17 -fno-rtti -fexceptions \
                   -Wall -Igrader $(shell pkg-config --cflags libcjson)
 PLUGIN_SRCS  := $(wildcard grader/tracer/*.cpp)
@@ -66,7 +69,7 @@ $(BUILD)/obj/pic/%.o: grader/%.c $(wildcard grader/*.h)
 
 $(BUILD)/libcltrace.so: $(PLUGIN_SRCS) $(patsubst grader/%.c,$(BUILD)/obj/pic/%.o,$(PLUGIN_C)) $(wildcard grader/*.h)
 	$(CXX) $(PLUGIN_CXXFLAGS) -shared -o $@ $(PLUGIN_SRCS) $(patsubst grader/%.c,$(BUILD)/obj/pic/%.o,$(PLUGIN_C)) \
-	    -loclgrind -lLLVM-14 $(shell pkg-config --libs libcjson)
+	    -loclgrind $(shell $(LLVM_CONFIG) --ldflags --libs) $(shell pkg-config --libs libcjson)
 
 # Oclgrind reached as an ICD: the grader points OCL_ICD_VENDORS at this folder.
 $(OCLGRIND_ICD):

@@ -1,16 +1,21 @@
 #!/bin/sh
-# deps.sh — the one list of system packages OpenCL Memory Lab needs, and two verbs on it.
+# deps.sh — the one list of system packages OpenCL Memory Lab needs, and three verbs on it.
 #   deps.sh check    print what is missing (package and install command), exit 2 if anything is
 #   deps.sh install  install what is missing with apt-get (sudo when not root); no-op when complete
+#   deps.sh llvm     the LLVM major version the distribution's Oclgrind was built with
 # Each package is probed by a file or command it ships, so a check costs milliseconds.
+# Releases: Debian 12 and Ubuntu 24.04 use the same package names (on Ubuntu the OpenCL tools
+# are in the universe component).  The tracer plugin must be built against the LLVM that
+# liboclgrind links (Debian 12 and Ubuntu 24.04: LLVM 14), read from the library itself.
 set -u
 
-# package   probe (a path, or cmd:NAME for a command on PATH)
+# package   probe (paths separated by |: any one present; cmd:NAME for a command on PATH)
 PKGS='
 gcc                    cmd:gcc
 g++                    cmd:g++
 make                   cmd:make
 pkg-config             cmd:pkg-config
+binutils               cmd:objdump
 ocl-icd-libopencl1     /usr/lib/x86_64-linux-gnu/libOpenCL.so.1
 ocl-icd-opencl-dev     /usr/lib/x86_64-linux-gnu/pkgconfig/OpenCL.pc
 opencl-c-headers       /usr/include/CL/cl.h
@@ -18,42 +23,111 @@ pocl-opencl-icd        /etc/OpenCL/vendors/pocl.icd
 clinfo                 cmd:clinfo
 check                  /usr/lib/x86_64-linux-gnu/pkgconfig/check.pc
 libsubunit-dev         /usr/lib/x86_64-linux-gnu/pkgconfig/libsubunit.pc
-oclgrind               /usr/lib/oclgrind/liboclgrind-rt-icd.so
+oclgrind               /usr/lib/oclgrind/liboclgrind-rt-icd.so|/usr/lib/x86_64-linux-gnu/oclgrind/liboclgrind-rt-icd.so
 liboclgrind-dev        /usr/include/oclgrind/Plugin.h
-llvm-14-dev            /usr/lib/llvm-14/include/llvm/IR/Instruction.h
 libcjson-dev           /usr/lib/x86_64-linux-gnu/pkgconfig/libcjson.pc
 '
 
 # Debian's multiarch folder differs off x86_64: rewrite the probes for this machine.
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
 
+# This release, as "debian 12" or "ubuntu 24.04".
+release() {
+	(. /etc/os-release 2>/dev/null && echo "${ID:-unknown} ${VERSION_ID:-?}") || echo "unknown ?"
+}
+
+# The LLVM major version liboclgrind links (libLLVM-14.so.1, or libLLVM.so.18.1 from LLVM 18);
+# before Oclgrind is installed, the version the release's Oclgrind is known to use.
+llvm_major() {
+	lib=$(ls /usr/lib/"$arch"/liboclgrind.so /usr/lib/"$arch"/liboclgrind-*.so 2>/dev/null | head -n1)
+	v=""
+	if [ -n "$lib" ]; then
+		v=$(objdump -p "$lib" 2>/dev/null |
+		    sed -n 's/.*NEEDED *libLLVM-\([0-9][0-9]*\).*/\1/p; s/.*NEEDED *libLLVM\.so\.\([0-9][0-9]*\).*/\1/p' |
+		    head -n1)
+	fi
+	if [ -z "$v" ]; then
+		case "$(release)" in
+		"debian 12"|"ubuntu 24.04") v=14 ;;   # oclgrind 21.10 on both, linked with LLVM 14
+		*) v=14 ;;                            # unverified release: the known default
+		esac
+	fi
+	echo "$v"
+}
+
+all_pkgs() {
+	echo "$PKGS"
+	n=$(llvm_major)
+	echo "llvm-$n-dev /usr/lib/llvm-$n/include/llvm/IR/Instruction.h"
+}
+
 missing() {
-	echo "$PKGS" | while read -r pkg probe; do
+	all_pkgs | while read -r pkg probe; do
 		[ -n "$pkg" ] || continue
 		case "$probe" in
 		cmd:*) command -v "${probe#cmd:}" >/dev/null 2>&1 || echo "$pkg" ;;
-		*) [ -e "$(echo "$probe" | sed "s/x86_64-linux-gnu/$arch/")" ] || echo "$pkg" ;;
+		*)
+			found=""
+			for p in $(echo "$probe" | tr '|' ' '); do
+				[ -e "$(echo "$p" | sed "s/x86_64-linux-gnu/$arch/")" ] && found=1
+			done
+			[ -n "$found" ] || echo "$pkg" ;;
 		esac
 	done
+}
+
+# Packages of the list this release's archive does not offer, from the apt lists.
+unavailable() {
+	for pkg in "$@"; do
+		cand=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: *//p')
+		[ -n "$cand" ] && [ "$cand" != "(none)" ] || echo "$pkg"
+	done
+}
+
+where_hint() {
+	case "$(release)" in
+	ubuntu*) echo "on Ubuntu, PoCL, Oclgrind, LLVM 14, Check and cJSON are in the universe component: sudo add-apt-repository universe && sudo apt-get update" ;;
+	debian*) echo "check that the apt sources (/etc/apt/sources.list*) name this release's main component, then: sudo apt-get update" ;;
+	*) echo "this release is not one the lab was checked on (Debian 12, Ubuntu 24.04): see README.md" ;;
+	esac
 }
 
 case "${1:-check}" in
 check)
 	m=$(missing | tr '\n' ' ' | sed 's/ $//')
 	[ -z "$m" ] && exit 0
-	echo "missing Debian package(s): $m -- install them with: sudo make deps   (or: sudo apt-get install $m)"
+	echo "missing package(s) on $(release): $m -- install them with: sudo make deps   (or: sudo apt-get install $m)"
 	exit 2 ;;
 install)
 	m=$(missing | tr '\n' ' ')
-	if [ -z "$m" ]; then echo "deps: all packages present"; exit 0; fi
+	if [ -z "$m" ]; then echo "deps: all packages present ($(release))"; exit 0; fi
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
-	echo "deps: installing $m"
+	case "$(release)" in
+	"debian 12"|"ubuntu 24.04") ;;
+	*) echo "deps: warning: $(release) is not a release the lab was checked on (Debian 12, Ubuntu 24.04); trying the same package names" ;;
+	esac
+	echo "deps: installing on $(release): $m"
 	$sudo apt-get update -qq || exit 1
 	# shellcheck disable=SC2086
+	u=$(unavailable $m | tr '\n' ' ' | sed 's/ $//')
+	if [ -n "$u" ]; then
+		echo "deps: $(release) offers no package named: $u"
+		echo "deps: $(where_hint)"
+		exit 2
+	fi
+	# shellcheck disable=SC2086
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $m || exit 1
+	# Oclgrind is in now: its LLVM decides the llvm-N-dev the plugin is built against
+	m=$(missing | tr '\n' ' ')
+	if [ -n "$m" ]; then
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $m || exit 1
+	fi
 	m=$(missing | tr '\n' ' ')
 	[ -z "$m" ] || { echo "deps: still missing after install: $m"; exit 2; } ;;
+llvm)
+	llvm_major ;;
 *)
-	echo "usage: deps.sh check|install" >&2; exit 2 ;;
+	echo "usage: deps.sh check|install|llvm" >&2; exit 2 ;;
 esac

@@ -32,6 +32,63 @@ bundle() {
 	echo "bundle: $dest ($(du -sh "$dest" | cut -f1)); on the other machine: sh $dest/compat-run.sh OUTDIR"
 }
 
+# The markdown table of a merged TSV: one row per kernel, one column per (host, runtime), the
+# first failing criterion compared with Debian's PoCL, then the __local bytes per runtime.
+table() {
+	awk -F '\t' -v cmd="tests/compat-matrix.sh report $2" '
+	function runtime(p) { return p ~ /Portable|not opened: default/ ? "PoCL" : p ~ /NVIDIA/ ? "NVIDIA" : p }
+	NR == 1 { next }
+	{
+		col = $1 " " runtime($2)
+		key = $4 "\t" $5
+		if (!(key in seen)) { seen[key] = 1; keys[++nk] = key; expect[key] = $6 }
+		if (!(col in known)) { known[col] = 1; cols[++nc] = col }
+		if ($3 != "?") dev[col] = $3
+		res[key, col] = $8 == "pass" ? "pass" : $8 == "error" ? "error" : "fail: " $9
+		bytes[key, col] = $10 == "?" ? "?" : $10 " (" $11 (($11 != "runtime") ? "; runtime " $12 : "") ")"
+		wall[col] += $17; n[col]++
+	}
+	END {
+		base = ""
+		for (c = 1; c <= nc; c++) if (cols[c] ~ /^debian.* PoCL$/) base = cols[c]
+		print "# Compatibility matrix: last results\n"
+		print "Every lesson solution, starter and fixture graded with `--no-analysis` on each runtime"
+		print "(written by `" cmd "`; the raw rows are in `tests/compat-results.tsv`)."
+		print "A cell is the verdict and the first failing criterion; **bold** where it differs from " base "."
+		print "Devices:"
+		for (c = 1; c <= nc; c++) printf "- %s: %s (%d runs, %.0f s in all)\n", cols[c], dev[cols[c]], n[cols[c]], wall[cols[c]]
+		printf "\n| lesson | kernel | must |"
+		for (c = 1; c <= nc; c++) printf " %s |", cols[c]
+		printf "\n|---|---|---|"
+		for (c = 1; c <= nc; c++) printf "---|"
+		print ""
+		for (k = 1; k <= nk; k++) {
+			split(keys[k], f, "\t")
+			printf "| %s | %s | %s |", f[1], f[2], expect[keys[k]] == "" ? "(see file)" : expect[keys[k]]
+			for (c = 1; c <= nc; c++) {
+				v = res[keys[k], cols[c]]
+				diff = base != "" && cols[c] != base && v != res[keys[k], base]
+				printf " %s |", diff ? "**" v "**" : v
+			}
+			print ""
+		}
+		print "\n## `__local` bytes per work-group\n"
+		print "What the report judged, with its source (`runtime`: CL_KERNEL_LOCAL_MEM_SIZE; `declarations`:"
+		print "the kernel'"'"'s own `__local` arrays at its TILE) and what the runtime answered when it was not the source.\n"
+		printf "| lesson | kernel |"
+		for (c = 1; c <= nc; c++) printf " %s |", cols[c]
+		printf "\n|---|---|"
+		for (c = 1; c <= nc; c++) printf "---|"
+		print ""
+		for (k = 1; k <= nk; k++) {
+			split(keys[k], f, "\t")
+			printf "| %s | %s |", f[1], f[2]
+			for (c = 1; c <= nc; c++) printf " %s |", bytes[keys[k], cols[c]] == "" ? "-" : bytes[keys[k], cols[c]]
+			print ""
+		}
+	}' "$1"
+}
+
 report() {
 	tsv=tests/compat-results.tsv md=tests/compat-results.md
 	first=1
@@ -47,7 +104,7 @@ report() {
 		done
 	done
 	[ $first = 0 ] || { echo "compat-matrix: no results-*.tsv in $*" >&2; exit 2; }
-	python3 tests/compat-table.py "$tsv" > "$md"
+	table "$tsv" "$*" > "$md"
 	echo "report: $tsv, $md"
 }
 

@@ -91,16 +91,18 @@ for dev in "$@"; do
 			*/starter/*) name="starter"; expect=fail ;;
 			*) name=$(basename "$k" .cl); expect=$(expect_of "$k") ;;
 			esac
+			# the options a fixture's first line asks for (l2_local_64k: --local-mem 49152)
+			opts=$(sed -n '1s/.*\(--local-mem [0-9][0-9]*\).*/\1/p' "$k")
 			j="$out/json/$tag-${dev:-default}-$n-$name.json"
 			t0=$(date +%s.%N)
-			"$here/clgrade" check "$n" "$k" --no-analysis ${dev:+--device "$dev"} --json "$j" \
+			"$here/clgrade" check "$n" "$k" --no-analysis $opts ${dev:+--device "$dev"} --json "$j" \
 			    > "$j.txt" 2>&1
 			rc=$?
 			t1=$(date +%s.%N)
 			plat=$(sed -n 's/.*"platform":[[:space:]]*"\([^"]*\)".*/\1/p' "$j" 2>/dev/null | head -n1)
 			dname=$(sed -n 's/.*"name":[[:space:]]*"\([^"]*\)".*/\1/p' "$j" 2>/dev/null | head -n1)
 			verdict=$(sed -n 's/.*"verdict":[[:space:]]*"\([^"]*\)".*/\1/p' "$j" 2>/dev/null | head -n1)
-			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\n' "${plat:-?}" "${dname:-?}" "$slug" \
+			printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f\n' "${plat:-(not opened: ${dev:-default})}" "${dname:-?}" "$slug" \
 			    "$name" "$expect" "$rc" "${verdict:-?}" "$(summary "$j")" \
 			    "$(echo "$t1 - $t0" | awk '{print $1 - $3}')" >> "$tsv"
 		done
