@@ -345,6 +345,13 @@ static void eval_local(const check_opts *o, check_report *rep)
 		set(c, CRIT_FAIL, try_, ch->local_bytes >= 64 ? "the kernel declares __local memory "
 		    "but never reads it (Oclgrind saw no __local load)" : "the kernel uses no __local "
 		    "memory (Oclgrind saw no __local access)");
+	else if (loads < 0 && ch->local_bytes < 64 && ch->local_declared < 0)
+		/* the runtime may answer 0 for arrays it has (PoCL 5), and the declarations could not
+		 * be sized: only the analysis can tell, and it did not run */
+		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the runtime reported %zu bytes of __local "
+		    "memory and the grader could not size the kernel's __local declarations (constant "
+		    "sizes of float/int/vector types, TILE and #defines can be read); the Oclgrind "
+		    "analysis would show the accesses", ch->local_bytes);
 	else if (loads < 0 && ch->local_bytes < 64)
 		set(c, CRIT_FAIL, try_, "the kernel uses no __local memory (%zu bytes per work-group)",
 		    ch->local_bytes);
@@ -484,7 +491,8 @@ static void mark_env(const check_opts *o, check_report *rep)
 			continue;
 		if (c->id == CRIT_SPEEDUP)
 			c->env = (gpu ? o->l->speedup_gpu : o->l->speedup_cpu) <= 0;
-		else if (c->id == CRIT_MEMORY_SAFE || c->id == CRIT_RACE_FREE || c->id == CRIT_CONFLICT_FREE)
+		else if (c->id == CRIT_MEMORY_SAFE || c->id == CRIT_RACE_FREE || c->id == CRIT_CONFLICT_FREE ||
+		         c->id == CRIT_USES_LOCAL)
 			c->env = no_oclgrind;
 	}
 }

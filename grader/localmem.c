@@ -543,13 +543,15 @@ static int read_back(const body *b, const tok *x)
 }
 
 /* Bytes of one declaration statement t[0..n) that names __local at its start; adds to *sum.
- * Specifiers first (qualifiers, one type, __attribute__((...))), then declarators. */
+ * Specifiers first (qualifiers, one type, __attribute__((...))), then declarators.  An array
+ * the kernel never reads costs nothing, even when its size cannot be worked out. */
 static void declaration(reader *r, const body *b, long long *sum)
 {
 	const tok *t = b->t + b->stmt;
 	int n = b->end - b->stmt;
 	long long elem = 0, lengths = 0;
 	int i = 0;
+	char why[120] = "";
 	for (; i < n; i++) {
 		if (is(&t[i], "__attribute__") && i + 1 < n && is(&t[i + 1], "(")) {
 			i = closing(t, n, i + 1);
@@ -562,10 +564,11 @@ static void declaration(reader *r, const body *b, long long *sum)
 			break;
 		elem = s;             /* "unsigned char": the last word decides */
 	}
-	if (!elem) {
-		fail(r, "the __local type %.*s is not one it can size", i < n ? (t[i].len > 40 ? 40 :
-		     t[i].len) : 1, i < n ? t[i].s : "?");
-		return;
+	if (!elem && i < n) {         /* a type it cannot size: its arrays count only if read */
+		snprintf(why, sizeof why, "the __local type %.*s is not one it can size",
+		         t[i].len > 40 ? 40 : t[i].len, t[i].s);
+		elem = -1;
+		i++;
 	}
 	while (i < n) {                         /* declarators, separated by commas */
 		if (is(&t[i], "*")) {            /* a pointer to __local: no storage of its own */
@@ -581,11 +584,16 @@ static void declaration(reader *r, const body *b, long long *sum)
 		long long bytes = elem;
 		const tok *name = &t[i];
 		for (i++; i < n && is(&t[i], "["); ) {
-			int end = closing(t, n, i), unknown = 0;
+			int end = closing(t, n, i), unknown = 0, failed = r->failed;
 			long long d = eval_tokens(r, t + i + 1, end - i - 1, 0, &unknown);
-			if (unknown || end >= n || d <= 0 || __builtin_mul_overflow(bytes, d, &bytes)) {
-				fail(r, "a __local array dimension it cannot evaluate");
-				return;
+			r->failed = failed;          /* decided below, once it is known to be read */
+			if (bytes > 0 && (unknown || end >= n || d <= 0 ||
+			                  __builtin_mul_overflow(bytes, d, &bytes))) {
+				snprintf(why, sizeof why, "the dimension [%.*s] of %.*s is not a constant it "
+				         "can evaluate", end < n && end - i > 1 ? (int)(t[end - 1].s +
+				         t[end - 1].len - t[i + 1].s) : 1, end < n && end - i > 1 ?
+				         t[i + 1].s : "?", name->len > 40 ? 40 : name->len, name->s);
+				bytes = -1;
 			}
 			i = end + 1;
 		}
@@ -598,6 +606,10 @@ static void declaration(reader *r, const body *b, long long *sum)
 		i++;
 		if (!read_back(b, name))
 			continue;
+		if (bytes < 0) {
+			fail(r, "%s", why);
+			return;
+		}
 		if (__builtin_add_overflow(lengths, bytes, &lengths)) {
 			fail(r, "__local arrays too large to count");
 			return;

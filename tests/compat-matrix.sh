@@ -45,7 +45,7 @@ table() {
 		if (!(col in known)) { known[col] = 1; cols[++nc] = col }
 		if ($3 != "?") dev[col] = $3
 		res[key, col] = $8 == "pass" ? "pass" : $8 == "error" ? "error" : "fail: " $9
-		bytes[key, col] = $10 == "?" ? "?" : $10 " (" $11 (($11 != "runtime") ? "; runtime " $12 : "") ")"
+		bytes[key, col] = $10 == "?" || $11 == "-" ? "-" : $10 " (" $11 (($11 != "runtime") ? "; runtime " $12 : "") ")"
 		wall[col] += $17; n[col]++
 	}
 	END {
@@ -57,6 +57,12 @@ table() {
 		print "A cell is the verdict and the first failing criterion; **bold** where it differs from " base "."
 		print "Devices:"
 		for (c = 1; c <= nc; c++) printf "- %s: %s (%d runs, %.0f s in all)\n", cols[c], dev[cols[c]], n[cols[c]], wall[cols[c]]
+		for (c = 1; c <= nc; c++) {
+			same = 0
+			for (k = 1; k <= nk; k++) same += res[keys[k], cols[c]] == res[keys[k], base]
+			if (cols[c] != base)
+				printf "- %s: the same verdict and first failing criterion as %s for %d of %d kernels\n", cols[c], base, same, nk
+		}
 		printf "\n| lesson | kernel | must |"
 		for (c = 1; c <= nc; c++) printf " %s |", cols[c]
 		printf "\n|---|---|---|"

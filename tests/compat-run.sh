@@ -72,9 +72,10 @@ print("\t".join(str(x) for x in (first, lm.get("bytes_per_group", "?"), lm.get("
 PY
 }
 
-# The must-fail criterion a fixture names in its first line ("// lesson 2 - must fail: X (...").
+# What a fixture's first line says it must do: the criterion in "// lesson 2 - must fail: X
+# (...", or "pass" for "must pass".
 expect_of() {
-	sed -n '1s/.*must fail: \([a-z_]*\).*/\1/p' "$1"
+	sed -n '1s/.*must fail: \([a-z_]*\).*/\1/p; 1s/.*must pass.*/pass/p' "$1"
 }
 
 printf 'platform\tdevice\tlesson\tkernel\texpect\texit\tverdict\tfirst_failure\tlocal_bytes\tlocal_source\truntime_bytes\tdeclared_bytes\tspeedup\tlocal_mem_type\tmax_wg\twall_s\n' > "$tsv"

@@ -146,6 +146,9 @@ START_TEST(test_unknown_is_not_a_guess)
 	ck_assert_int_eq(decl(KERNEL("__local float t[1/0];"), 16), -1);
 	ck_assert_int_eq(decl(KERNEL("__local float t[0x7fffffffffffffff][4];"), 16), -1);
 	ck_assert_int_eq(decl(KERNEL("__local float t[2.5];"), 16), -1);
+	/* what the kernel never reads costs nothing, sized or not */
+	ck_assert_int_eq(lmem_declared("__kernel void k() { __local pair p[4]; __local float q[SQ(2)]; }",
+	                               "k", 16, why, sizeof why), 0);
 }
 END_TEST
 
@@ -157,10 +160,10 @@ START_TEST(test_hostile_text)
 	strcpy(deep, "__kernel void k() { __local float t[");
 	size_t at = strlen(deep);
 	memset(deep + at, '(', 50000);
-	strcpy(deep + at + 50000, "1");
+	strcpy(deep + at + 50000, "1]; c[0] = t[0]; }");
 	ck_assert_int_eq(decl(deep, 16), -1);
 	free(deep);
-	ck_assert_int_eq(decl("__kernel void k() { __local float t[TILE", 16), -1);
+	ck_assert_int_le(decl("__kernel void k() { __local float t[TILE", 16), 0);
 	ck_assert_int_eq(decl("", 16), -1);
 	ck_assert_int_eq(decl("\"unterminated __local float x[2];", 16), -1);
 }
