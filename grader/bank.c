@@ -21,6 +21,7 @@
 
 #include <assert.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 enum { MAX_WORDS = BANK_MAX_LANES * 4 };	/* 16-byte accesses touch four words */
@@ -297,4 +298,59 @@ bank_lanes(const bank_profile *p, const uint64_t *addr, int nlanes, int *bank_ou
 	assert(p != NULL && p->banks > 0);
 	for (int l = 0; l < nlanes; l++)
 		bank_out[l] = (int)((addr[l] / 4) % (uint64_t)p->banks);
+}
+
+bank_busy
+bank_busiest(const bank_profile *p, const uint64_t *addr, const unsigned char *active,
+             int nlanes)
+{
+	bank_busy best = { 0, 0, 0, 0 };
+
+	assert(p != NULL && p->banks > 0);
+	for (int l = 0; l < nlanes; l++)
+		best.inactive += !is_active(active, l);
+	for (int b = 0; b < p->banks; b++) {
+		bank_busy cur = { b, 0, 0, best.inactive };
+		for (int l = 0; l < nlanes; l++) {
+			if (!is_active(active, l) || (int)((addr[l] / 4) % (uint64_t)p->banks) != b)
+				continue;
+			cur.lanes++;
+			int seen = 0;	/* is this lane's word already counted? */
+			for (int m = 0; m < l && !seen; m++)
+				seen = is_active(active, m) && addr[m] / 4 == addr[l] / 4;
+			cur.words += !seen;
+		}
+		if (cur.words > best.words || (cur.words == best.words && cur.lanes > best.lanes))
+			best = cur;
+	}
+	return best;
+}
+
+void
+bank_fix(int stride, int banks, int other_line, const char *other_access, char *buf,
+         size_t len)
+{
+	char swap[200];
+
+	if (other_line > 0)
+		snprintf(swap, sizeof swap, "swapping the indices here would only move the "
+		         "conflict to the %s on line %d, which walks the other way",
+		         other_access ? other_access : "access", other_line);
+	else
+		snprintf(swap, sizeof swap, "swap the indices in every access to the array so "
+		         "neighbouring lanes touch neighbouring words");
+	if (stride && stride % banks == 0)
+		snprintf(buf, len, "neighbouring lanes are %d words apart, a multiple of the %d banks, "
+		         "so they all hit one bank: pad each row by one element (tile[TILE][TILE+1]) "
+		         "to make the stride odd, or XOR-swizzle the column (tile[r][c ^ r])%s%s",
+		         stride, banks, other_line > 0 ? "; " : ", or ", swap);
+	else if (stride && stride % 2 == 0)
+		snprintf(buf, len, "neighbouring lanes are %d words apart; with an even stride, lanes "
+		         "that differ by %d/gcd(stride, %d) share a bank: make the stride odd (pad the "
+		         "row by one element)%s%s", stride, banks, banks,
+		         other_line > 0 ? "; " : ", or ", swap);
+	else
+		snprintf(buf, len, "make the lanes of one warp touch different banks: pad the row "
+		         "(tile[TILE][TILE+1]) or XOR-swizzle the column%s%s",
+		         other_line > 0 ? "; " : ", or ", swap);
 }

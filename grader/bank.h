@@ -7,6 +7,7 @@
 #ifndef BANK_H
 #define BANK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -48,6 +49,22 @@ bank_cost bank_access(const bank_profile *p, const uint64_t *addr, const unsigne
 
 /* Bank of each lane for a lane->bank picture: bank_out[l] = (addr[l]/4) % banks. */
 void bank_lanes(const bank_profile *p, const uint64_t *addr, int nlanes, int *bank_out);
+
+/* The busiest bank of one warp access, for the words under a lane->bank picture: the bank
+ * with the most distinct 32-bit words among the active lanes (active NULL = all), how many
+ * active lanes hit it (lanes > words: some share a word, served by one broadcast), and how
+ * many lanes are inactive. */
+typedef struct bank_busy { int bank, lanes, words, inactive; } bank_busy;
+bank_busy bank_busiest(const bank_profile *p, const uint64_t *addr, const unsigned char *active,
+                       int nlanes);
+
+/* The fix for a conflicted site whose neighbouring lanes are stride words apart (0 when
+ * unknown), as advice text.  other_line > 0 names a conflict-free access to the same
+ * variable (other_access "store"/"load") whose pattern is the transposed one: swapping
+ * this site's indices would only move the conflict there (the transpose), so padding and
+ * swizzling are offered instead. */
+void bank_fix(int stride, int banks, int other_line, const char *other_access, char *buf,
+              size_t len);
 
 #ifdef __cplusplus
 }

@@ -381,33 +381,34 @@ static int worst_site(const check_report *rep, const char *profile, cJSON **site
 	return worst;
 }
 
-/* The fix that works for the worst site's pattern, from the byte offsets of one warp. */
-static void conflict_fix(cJSON *site, int banks, char *buf, size_t len)
+/* The fix that works for the worst site's pattern, from the byte offsets of one warp, and
+ * from the other accesses to its variable: a conflict-free one walks the other way (the
+ * transpose), so swapping this site's indices would only move the conflict there. */
+static void conflict_fix(const check_report *rep, cJSON *site, int banks, char *buf, size_t len)
 {
-	cJSON *offs = cJSON_GetObjectItem(cJSON_GetObjectItem(site, "worst_lanes"), "offsets");
-	int prev = -1, stride = 0;
+	cJSON *offs = cJSON_GetObjectItem(cJSON_GetObjectItem(site, "worst_lanes"), "offsets"), *s;
+	int prev = -1, prev_lane = -1, stride = 0, other = 0;
+	const char *other_access = NULL;
 	for (int i = 0; i < cJSON_GetArraySize(offs) && !stride; i++) {
 		cJSON *o = cJSON_GetArrayItem(offs, i);
 		if (!cJSON_IsNumber(o))
-			continue;
+			continue;   /* an inactive lane: the stride is per lane between active ones */
 		if (prev >= 0)
-			stride = (o->valueint - prev) / 4;
-		prev = o->valueint;
+			stride = (o->valueint - prev) / 4 / (i - prev_lane);
+		prev = o->valueint, prev_lane = i;
 	}
-	if (stride && stride % banks == 0)
-		snprintf(buf, len, "neighbouring lanes are %d words apart, a multiple of the %d banks, "
-		         "so they all hit one bank: pad each row by one element (tile[TILE][TILE+1]) "
-		         "to make the stride odd, or XOR-swizzle the column (tile[r][c ^ r]), or swap "
-		         "the indices so neighbouring lanes read neighbouring words", stride, banks);
-	else if (stride && stride % 2 == 0)
-		snprintf(buf, len, "neighbouring lanes are %d words apart; with an even stride, lanes "
-		         "that differ by %d/gcd(stride, %d) share a bank: an odd stride (pad the row by "
-		         "one element) or neighbouring words (swap the indices) removes the conflict",
-		         stride, banks, banks);
-	else
-		snprintf(buf, len, "make the lanes of one warp touch different banks: pad the row "
-		         "(tile[TILE][TILE+1]), XOR-swizzle the column, or swap which index walks the "
-		         "fast dimension");
+	const char *var = cJSON_GetStringValue(cJSON_GetObjectItem(site, "variable"));
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(rep->analysis, "local_sites")) {
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(s, "variable"));
+		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), rep->opts.profile);
+		cJSON *nw = cJSON_GetObjectItem(p, "n_way");
+		if (s != site && var && v && !strcmp(v, var) && cJSON_IsNumber(nw) && nw->valueint <= 1 &&
+		    !other) {
+			other = cJSON_GetObjectItem(s, "line")->valueint;
+			other_access = cJSON_GetStringValue(cJSON_GetObjectItem(s, "access"));
+		}
+	}
+	bank_fix(stride, banks, other, other_access, buf, len);
 }
 
 static void eval_conflicts(const check_opts *o, check_report *rep)
@@ -434,7 +435,7 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 	int line = cJSON_GetObjectItem(site, "line")->valueint;
 	int col = cJSON_GetObjectItem(site, "column")->valueint;
 	char fix[400];
-	conflict_fix(site, bp ? bp->banks : 32, fix, sizeof fix);
+	conflict_fix(rep, site, bp ? bp->banks : 32, fix, sizeof fix);
 	if (n > 2)
 		set(c, CRIT_FAIL, fix,
 		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "

@@ -45,6 +45,48 @@ static const char *sval(cJSON *o, const char *k)
 	return s ? s : "?";
 }
 
+/* The lane -> bank picture of one warp of the worst site: "." for a lane that does not take
+ * part, then what the busiest bank serves (distinct words one after another; lanes sharing a
+ * word get it in one broadcast). */
+static void text_lanes(FILE *f, cJSON *worst, int n_way)
+{
+	cJSON *wl = cJSON_GetObjectItem(worst, "worst_lanes"), *banks = cJSON_GetObjectItem(wl, "banks");
+	cJSON *offs = cJSON_GetObjectItem(wl, "offsets");
+	const bank_profile *bp = bank_profile_find(sval(wl, "profile"));
+	int n = cJSON_GetArraySize(banks);
+	if (n_way <= 1 || !cJSON_IsArray(banks) || !bp || n > BANK_MAX_LANES ||
+	    cJSON_GetArraySize(offs) != n)
+		return;
+	uint64_t addr[BANK_MAX_LANES] = { 0 };
+	unsigned char active[BANK_MAX_LANES] = { 0 };
+	fprintf(f, "  one warp of the worst access (line %d, %s): lane -> bank\n", ival(worst, "line"),
+	        sval(worst, "variable"));
+	for (int row = 0; row < n; row += 16) {
+		fprintf(f, "    lanes %2d-%2d:", row, row + 15 < n ? row + 15 : n - 1);
+		for (int i = row; i < n && i < row + 16; i++) {
+			cJSON *b = cJSON_GetArrayItem(banks, i), *o = cJSON_GetArrayItem(offs, i);
+			active[i] = cJSON_IsNumber(b) && cJSON_IsNumber(o);
+			addr[i] = active[i] ? (uint64_t)o->valuedouble : 0;
+			if (active[i])
+				fprintf(f, " %2d", b->valueint);
+			else
+				fprintf(f, "  .");
+		}
+		fputc('\n', f);
+	}
+	bank_busy b = bank_busiest(bp, addr, active, n);
+	if (b.inactive)
+		fprintf(f, "    (. = a lane that does not take part in this access: %d of %d)\n",
+		        b.inactive, n);
+	if (b.lanes > b.words)
+		fprintf(f, "    bank %d is hit by %d lanes at %d different words; lanes that share a word "
+		        "get it in one broadcast, the %d words are served one after another.\n", b.bank,
+		        b.lanes, b.words, b.words);
+	else
+		fprintf(f, "    bank %d is hit by %d lanes at %d different words: they are served one "
+		        "after another.\n", b.bank, b.lanes, b.words);
+}
+
 static void text_local(FILE *f, const check_report *rep)
 {
 	cJSON *sites = cJSON_GetObjectItem(rep->analysis, "local_sites"), *s, *worst = NULL;
@@ -67,27 +109,7 @@ static void text_local(FILE *f, const check_report *rep)
 		if (n > wn)
 			wn = n, worst = s;
 	}
-	cJSON *wl = cJSON_GetObjectItem(worst, "worst_lanes"), *banks = cJSON_GetObjectItem(wl, "banks");
-	if (wn <= 1 || !cJSON_IsArray(banks))
-		return;
-	fprintf(f, "  one warp of the worst access (line %d, %s): lane -> bank\n", ival(worst, "line"),
-	        sval(worst, "variable"));
-	int n = cJSON_GetArraySize(banks), per[64] = {0};
-	for (int row = 0; row < n; row += 16) {
-		fprintf(f, "    lanes %2d-%2d:", row, row + 15 < n ? row + 15 : n - 1);
-		for (int i = row; i < n && i < row + 16; i++) {
-			int b = cJSON_GetArrayItem(banks, i)->valueint;
-			per[b & 63]++;
-			fprintf(f, " %2d", b);
-		}
-		fputc('\n', f);
-	}
-	int busiest = 0;
-	for (int b = 0; b < 64; b++)
-		if (per[b] > per[busiest])
-			busiest = b;
-	fprintf(f, "    bank %d is hit by %d lanes at different addresses: they are served one after "
-	        "another.\n", busiest, per[busiest]);
+	text_lanes(f, worst, wn);
 }
 
 static void text_global(FILE *f, const check_report *rep)

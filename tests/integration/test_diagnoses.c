@@ -118,6 +118,10 @@ static const struct diagnosis {
 	{ "3", FX "l3_global_fence.cl", NULL, "race_free",
 	  "l3_global_fence.cl:10: barrier(CLK_GLOBAL_MEM_FENCE) orders only __global memory",
 	  "local memory of 'tile'", NULL, NULL },
+	/* the transpose's conflict fix never says "swap the indices": that moves it to the store */
+	{ "3", FX "l3_unpadded.cl", NULL, "conflict_free", "32-way",
+	  "would only move the conflict to the store on line 9", NULL,
+	  "so neighbouring lanes touch neighbouring words" },
 	/* a timeout in a kernel without a barrier blames no barrier */
 	{ "1", FX "l1_hang.cl", "--timeout 3", "runs", "timed out", NULL, NULL, "barrier" },
 };
@@ -165,6 +169,40 @@ START_TEST(wrong_signature_leaves_the_rest_unchecked)
 }
 END_TEST
 
+/* The lane -> bank picture: lanes that share a word are named as a broadcast, not as
+ * "different addresses"; inactive lanes are drawn as inactive, not as bank 0. */
+START_TEST(lane_picture_broadcast)
+{
+	graded g = grade("2", FX "l2_transposed_tile_broadcast.cl", NULL);
+	ck_assert_str_eq(field(&g, "conflict_free", "status"), "fail");
+	ck_assert_ptr_nonnull(strstr(field(&g, "conflict_free", "message"), ":21:32: load of Bs is "
+	                             "8-way"));
+	ck_assert_ptr_nonnull(strstr(g.text, "one warp of the worst access (line 21, Bs)"));
+	ck_assert_ptr_nonnull(strstr(g.text, "lanes 16-31:  0 16  0 16"));
+	ck_assert_ptr_nonnull(strstr(g.text, "hit by 16 lanes at 8 different words; lanes that "
+	                                     "share a word get it in one broadcast"));
+	ck_assert_ptr_null(strstr(g.text, "different addresses"));
+	ck_assert_str_eq(field(&g, "correct", "status"), "pass");
+	done(&g);
+}
+END_TEST
+
+START_TEST(lane_picture_inactive_lanes)
+{
+	graded g = grade("3", FX "l3_half_warp_conflict.cl", NULL);
+	ck_assert_str_eq(field(&g, "conflict_free", "status"), "fail");
+	ck_assert_ptr_nonnull(strstr(field(&g, "conflict_free", "message"), ":12:45: load of tile "
+	                             "is 16-way"));
+	ck_assert_ptr_nonnull(strstr(g.text, "lanes  0-15:  0  .  0  ."));
+	ck_assert_ptr_nonnull(strstr(g.text, "does not take part in this access: 16 of 32"));
+	ck_assert_ptr_nonnull(strstr(g.text, "bank 0 is hit by 16 lanes at 16 different words"));
+	/* the stride is per lane, between the active ones: 32 words, not 64 */
+	ck_assert_ptr_nonnull(strstr(field(&g, "conflict_free", "try"), "32 words apart"));
+	ck_assert_str_eq(field(&g, "correct", "status"), "pass");
+	done(&g);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("diagnoses");
@@ -172,6 +210,8 @@ static Suite *suite(void)
 	tcase_set_timeout(t, 120);
 	tcase_add_loop_test(t, fixture_names_the_real_cause, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_test(t, wrong_signature_leaves_the_rest_unchecked);
+	tcase_add_test(t, lane_picture_broadcast);
+	tcase_add_test(t, lane_picture_inactive_lanes);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -516,6 +516,53 @@ START_TEST(test_bank_lanes)
 }
 END_TEST
 
+
+/* ---- the lane -> bank picture's words and the fix text ---- */
+
+START_TEST(test_busiest_broadcast_and_inactive)
+{
+	const bank_profile *p = bank_profile_find("nvidia");
+	uint64_t a[32];
+	unsigned char on[32];
+	/* Bs[tx][k] at TILE=16: lane l reads word 16*(l%16); lanes l and l+16 share it */
+	for (int l = 0; l < 32; l++)
+		a[l] = 4u * 16u * (uint64_t)(l % 16), on[l] = 1;
+	bank_busy b = bank_busiest(p, a, on, 32);
+	ck_assert_int_eq(b.words, 8);          /* words 0, 32, ..., 224 of bank 0 */
+	ck_assert_int_eq(b.lanes, 16);
+	ck_assert_int_eq(b.bank, 0);
+	ck_assert_int_eq(b.inactive, 0);
+	/* half the warp inactive: its lanes neither count nor share */
+	for (int l = 16; l < 32; l++)
+		on[l] = 0, a[l] = 0;
+	b = bank_busiest(p, a, on, 32);
+	ck_assert_int_eq(b.inactive, 16);
+	ck_assert_int_eq(b.lanes, 8);
+	ck_assert_int_eq(b.words, 8);
+	/* a column walk of a 32-wide tile: 32 words in one bank */
+	for (int l = 0; l < 32; l++)
+		a[l] = 4u * 32u * (uint64_t)l + 4u * 5u, on[l] = 1;
+	b = bank_busiest(p, a, NULL, 32);
+	ck_assert_int_eq(b.bank, 5);
+	ck_assert_int_eq(b.words, 32);
+	ck_assert_int_eq(b.lanes, 32);
+}
+END_TEST
+
+START_TEST(test_fix_never_swaps_a_transpose)
+{
+	char buf[600];
+	bank_fix(32, 32, 9, "store", buf, sizeof buf);
+	ck_assert_ptr_nonnull(strstr(buf, "tile[TILE][TILE+1]"));
+	ck_assert_ptr_nonnull(strstr(buf, "would only move the conflict to the store on line 9"));
+	ck_assert_ptr_null(strstr(buf, "so neighbouring lanes touch neighbouring words"));
+	bank_fix(16, 32, 0, NULL, buf, sizeof buf);   /* every access conflicted: swap them all */
+	ck_assert_ptr_nonnull(strstr(buf, "swap the indices in every access"));
+	bank_fix(0, 32, 12, "load", buf, sizeof buf);
+	ck_assert_ptr_nonnull(strstr(buf, "move the conflict to the load on line 12"));
+}
+END_TEST
+
 static Suite *
 bank_suite(void)
 {
@@ -551,6 +598,8 @@ bank_suite(void)
 	tcase_add_test(t, test_profile_lookup);
 	tcase_add_test(t, test_profile_copies);
 	tcase_add_test(t, test_bank_lanes);
+	tcase_add_test(t, test_busiest_broadcast_and_inactive);
+	tcase_add_test(t, test_fix_never_swaps_a_transpose);
 	suite_add_tcase(s, t);
 	return s;
 }
