@@ -177,6 +177,55 @@ START_TEST(test_report_names_the_source)
 }
 END_TEST
 
+/* The fallback end to end on this PoCL: an array read only at a constant index is shrunk by
+ * the compiler (PoCL 3.1 reports 4 bytes for it), so the declarations (64 bytes at TILE=16)
+ * are the larger source, and the report says so. */
+START_TEST(test_report_declarations_source)
+{
+	char cl[] = "/tmp/clgrade-lm-XXXXXX.cl", json[64], cmd[512];
+	int fd = mkstemps(cl, 3);
+	ck_assert_int_ge(fd, 0);
+	const char *src =
+		"__kernel void matmul_naive(__global const float* A, __global const float* B,\n"
+		"                           __global float* C, const int N)\n{\n"
+		"    __local float first[TILE];\n"
+		"    int col = get_global_id(0), row = get_global_id(1);\n"
+		"    if (get_local_id(0) == 0 && get_local_id(1) == 0) first[0] = 0.0f;\n"
+		"    barrier(CLK_LOCAL_MEM_FENCE);\n"
+		"    if (row >= N || col >= N) return;\n"
+		"    float s = first[0];\n"
+		"    for (int k = 0; k < N; k++) s += A[row * N + k] * B[k * N + col];\n"
+		"    C[row * N + col] = s;\n}\n";
+	ck_assert_int_eq(write(fd, src, strlen(src)), (int)strlen(src));
+	close(fd);
+	snprintf(json, sizeof json, "%s.json", cl);
+	snprintf(cmd, sizeof cmd, "NO_COLOR=1 build/clgrade check 1 %s --no-analysis --seed 1 --json %s "
+	         "> %s.txt 2>&1", cl, json, cl);
+	int st = system(cmd);
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	char *j = slurp(json), txt[80];
+	snprintf(txt, sizeof txt, "%s.txt", cl);
+	char *text = slurp(txt);
+	cJSON *root = cJSON_Parse(j);
+	cJSON *lm = cJSON_GetObjectItem(root, "local_memory");
+	ck_assert_int_eq(cJSON_GetObjectItem(lm, "declared_bytes")->valuedouble, 64);
+	ck_assert_int_eq(cJSON_GetObjectItem(lm, "bytes_per_group")->valuedouble, 64);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(lm, "source")), "declarations");
+	double rt = cJSON_GetObjectItem(lm, "runtime_bytes")->valuedouble;
+	ck_assert_msg(rt < 64, "the runtime reported %.0f bytes", rt);
+	char want[120];
+	snprintf(want, sizeof want, "64 B __local from the kernel's __local declarations, the runtime "
+	         "reported %.0f", rt);
+	ck_assert_msg(strstr(text, want) != NULL, "%s", text);
+	cJSON_Delete(root);
+	free(j);
+	free(text);
+	unlink(cl);
+	unlink(json);
+	unlink(txt);
+}
+END_TEST
+
 static Suite *localmem_suite(void)
 {
 	Suite *s = suite_create("localmem-runtime");
@@ -185,6 +234,7 @@ static Suite *localmem_suite(void)
 	tcase_add_test(t, test_declared_matches_runtime);
 	tcase_add_test(t, test_spellings_match_runtime);
 	tcase_add_test(t, test_report_names_the_source);
+	tcase_add_test(t, test_report_declarations_source);
 	suite_add_tcase(s, t);
 	return s;
 }
