@@ -6,6 +6,7 @@
 #   make hint LESSON=N             print the lesson's next hint
 #   make test                      Check unit tests + integration tests
 #   make bench                     wall time of `make check` per lesson (median of runs)
+#   make gradescope LESSON=N       Gradescope autograder zip (build/gradescope/autograder-<slug>.zip)
 
 BUILD    := build
 CC       ?= cc
@@ -46,7 +47,7 @@ OCLGRIND_ICD := $(BUILD)/oclgrind-icd/oclgrind.icd
 UNIT_TESTS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 INT_TESTS    := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests/integration/test_*.c))
 
-.PHONY: all deps check hint test bench clean
+.PHONY: all deps check hint test bench gradescope clean
 all: $(BUILD)/clgrade $(PLUGIN) $(OCLGRIND_ICD)
 
 deps:
@@ -98,6 +99,9 @@ test: all $(UNIT_TESTS) $(INT_TESTS)
 
 bench: all
 	@sh tests/bench.sh
+
+gradescope:
+	@sh grader/gradescope/make-zip.sh '$(LESSON)'
 
 clean:
 	rm -rf $(BUILD)

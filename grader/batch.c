@@ -1,15 +1,23 @@
 /* batch.c — grade a folder of submissions (batch.h).  Each submission goes through the same
- * check as a student's own `make check` — sandboxed children, include policy, time limit — so
- * a hostile or broken kernel is a row in the CSV, never a stopped batch.  Reports are written
- * atomically and reused when the source is unchanged, so an interrupted batch resumes. */
+ * check as a student's own `make check` — sandboxed children, include policy, time limit — in a
+ * worker process of its own, -j at a time, so a hostile or broken kernel is a row in the CSV,
+ * never a stopped batch.  Every entry of the folder is exactly one row.  Reports are written
+ * atomically and reused when the source and the grading key are unchanged, so an interrupted
+ * batch resumes; shards of one folder (a Slurm job array) write disjoint reports and a merge
+ * writes the class tables. */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bank.h"
@@ -289,54 +297,268 @@ static cJSON *read_json_file(const char *path)
 	return j;
 }
 
-/* Grade one submission into <out>/<student>.json unless an up-to-date report exists.
- * Returns the check's exit code (0/1), 2 when the grader could not run, 3 when skipped. */
-static int grade_one(const check_opts *base, const submission *s, const char *out, int force,
-                     const char *key)
+/* One batch run: its options, its folders and its entries. */
+typedef struct batch {
+	check_opts o;
+	const char *dir, *out;
+	char key[512];            /* what a kept report must have been graded with */
+	int force, jobs, shard, nshards, merge;
+	submission *subs;
+	int n;
+} batch;
+
+static void report_path(const batch *b, const submission *s, const char *sub, char *buf, size_t len)
 {
-	char jpath[4300], gpath[4400], hash[17] = "";
-	snprintf(jpath, sizeof jpath, "%s/%s.json", out, s->student);
-	snprintf(gpath, sizeof gpath, "%s/gradescope/%s.json", out, s->student);
+	snprintf(buf, len, "%s/%s%s.json", b->out, sub, s->student);
+}
+
+/* s's report when it belongs to s as it is now (same source hash, same grading key), else
+ * NULL.  The caller deletes it. */
+static cJSON *current_report(const batch *b, const submission *s)
+{
+	char jpath[4400], hash[17] = "";
+	report_path(b, s, "", jpath, sizeof jpath);
+	if (s->path[0] && batch_hash_file(s->path, hash) != 0)
+		return NULL;
+	cJSON *j = read_json_file(jpath);
+	const char *oh = cJSON_GetStringValue(cJSON_GetObjectItem(j, "source_hash"));
+	const char *ok = cJSON_GetStringValue(cJSON_GetObjectItem(j, "grading_key"));
+	if (!oh || !ok || strcmp(oh, hash) != 0 || strcmp(ok, b->key) != 0) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	return j;
+}
+
+static const char *verdict_of(cJSON *j)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(j, "verdict"));
+	return v ? v : "error";
+}
+
+/* An error report for s: it could not be graded, and why. */
+static cJSON *error_report(const batch *b, const char *why)
+{
+	cJSON *j = cJSON_CreateObject();
+	cJSON_AddStringToObject(j, "lesson", b->o.l->slug);
+	cJSON_AddStringToObject(j, "verdict", "error");
+	cJSON_AddStringToObject(j, "error", why);
+	cJSON_AddNumberToObject(j, "score", 0);
+	return j;
+}
+
+/* Write s's report, stamped with who it is and what graded it. */
+static void write_report(const batch *b, const submission *s, cJSON *j)
+{
+	char jpath[4400], hash[17] = "";
+	report_path(b, s, "", jpath, sizeof jpath);
 	if (s->path[0])
 		batch_hash_file(s->path, hash);
-	cJSON *old = force ? NULL : read_json_file(jpath);
-	const char *oh = cJSON_GetStringValue(cJSON_GetObjectItem(old, "source_hash"));
-	const char *ok = cJSON_GetStringValue(cJSON_GetObjectItem(old, "grading_key"));
-	const char *ov = cJSON_GetStringValue(cJSON_GetObjectItem(old, "verdict"));
-	int fresh = old && oh && hash[0] && strcmp(oh, hash) == 0 && ok && strcmp(ok, key) == 0 &&
-	            ov && strcmp(ov, "error") != 0;
-	cJSON_Delete(old);
-	if (fresh)
-		return 3;
-	check_opts o = *base;
-	o.kernel = s->path;
-	check_report rep;
-	int rc;
-	cJSON *j;
-	if (!s->path[0]) {
-		j = cJSON_CreateObject();
-		cJSON_AddStringToObject(j, "lesson", o.l->slug);
-		cJSON_AddStringToObject(j, "verdict", "error");
-		cJSON_AddStringToObject(j, "error", s->problem);
-		cJSON_AddNumberToObject(j, "score", 0);
-		rc = 2;
-	} else {
-		rc = check_lesson(&o, &rep);
-		j = report_json(&rep);
-		cJSON *gs = report_gradescope(&rep);
-		report_write(gs, gpath);
-		cJSON_Delete(gs);
-		check_free(&rep);
-	}
 	cJSON_AddStringToObject(j, "student", s->student);
 	cJSON_AddStringToObject(j, "path", s->rel);
 	cJSON_AddStringToObject(j, "source_hash", hash);
-	cJSON_AddStringToObject(j, "grading_key", key);
+	cJSON_AddStringToObject(j, "grading_key", b->key);
 	report_utf8_clean(j);
 	report_write(j, jpath);
 	cJSON_Delete(j);
+}
+
+/* Grade s into <out>/<student>.json (and its Gradescope file).  Returns the check's exit
+ * code: 0 pass, 1 fail, 2 the entry could not be graded. */
+static int grade_one(const batch *b, const submission *s)
+{
+	if (!s->path[0]) {
+		write_report(b, s, error_report(b, s->problem));
+		return 2;
+	}
+	check_opts o = b->o;
+	o.kernel = s->path;
+	check_report rep;
+	char gpath[4400];
+	int rc = check_lesson(&o, &rep);
+	cJSON *j = report_json(&rep), *gs = report_gradescope(&rep);
+	report_path(b, s, "gradescope/", gpath, sizeof gpath);
+	report_write(gs, gpath);
+	cJSON_Delete(gs);
+	check_free(&rep);
+	write_report(b, s, j);
 	return rc;
 }
+
+/* ---- many at once ---------------------------------------------------------------------- */
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int cpu_count(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* Each check runs Oclgrind (and PoCL) on threads of its own, by default one per core: with
+ * `jobs` checks at once, each gets cores / jobs, so -j never oversubscribes the machine.  An
+ * instructor's own OCLGRIND_NUM_THREADS / POCL_MAX_PTHREAD_COUNT are kept. */
+static void share_threads(int cores, int jobs)
+{
+	char n[16];
+	snprintf(n, sizeof n, "%d", cores / jobs > 1 ? cores / jobs : 1);
+	setenv("OCLGRIND_NUM_THREADS", n, 0);
+	setenv("POCL_MAX_PTHREAD_COUNT", n, 0);
+}
+
+/* Where the batch stands, for the progress line. */
+typedef struct progress {
+	int total, done, failed, errors, tty, shown;
+	double t0, drawn;
+} progress;
+
+static void fmt_time(double s, char *buf, size_t len)
+{
+	int t = (int)(s + 0.5);
+	snprintf(buf, len, t >= 60 ? "%dm%02ds" : "%.0d%ds", t / 60, t % 60);
+}
+
+/* The line at the bottom of a terminal: done/total, failures, elapsed, ETA. */
+static void progress_draw(progress *p)
+{
+	if (!p->tty)
+		return;
+	double el = now_s() - p->t0;
+	char e[32], eta[32] = "?";
+	fmt_time(el, e, sizeof e);
+	if (p->done)
+		fmt_time(el / p->done * (p->total - p->done), eta, sizeof eta);
+	printf("\r\033[K[%d/%d] %d failed, %d errors, %s elapsed, ETA %s", p->done, p->total,
+	       p->failed, p->errors, e, eta);
+	fflush(stdout);
+	p->shown = 1;
+	p->drawn = now_s();
+}
+
+/* One finished entry: a plain line (above the progress line on a terminal). */
+static void progress_note(progress *p, const batch *b, const submission *s, int kept)
+{
+	cJSON *j = current_report(b, s);
+	const char *v = j ? verdict_of(j) : "error";
+	char why[500] = "";
+	if (strcmp(v, "error") == 0)
+		printable(j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")) ?
+		          cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")) : "" :
+		          "no report was written", why, sizeof why);
+	else if (strcmp(v, "fail") == 0) {
+		cJSON *cr;
+		cJSON_ArrayForEach(cr, cJSON_GetObjectItem(j, "criteria"))
+			if (!why[0] && cJSON_IsFalse(cJSON_GetObjectItem(cr, "passed")))
+				snprintf(why, sizeof why, "%s", cJSON_GetStringValue(cJSON_GetObjectItem(cr, "id")));
+	}
+	p->done++;
+	p->failed += strcmp(v, "fail") == 0;
+	p->errors += strcmp(v, "error") == 0;
+	if (p->shown)
+		printf("\r\033[K");
+	printf("[%d/%d] %-24s %s%s%s%s%s\n", p->done, p->total, s->student, v, why[0] ? " (" : "",
+	       why, why[0] ? ")" : "", kept ? ", unchanged: kept" : "");
+	cJSON_Delete(j);
+	progress_draw(p);
+}
+
+/* A worker: grades one entry in a process of its own, so a grader crash costs one row. */
+static pid_t start_worker(const batch *b, const submission *s)
+{
+	fflush(NULL);
+	pid_t parent = getpid(), pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);     /* a killed batch takes its workers along */
+		if (getppid() != parent)
+			_exit(2);
+		_exit(grade_one(b, s));
+	}
+	return pid;
+}
+
+/* Grade the entries of this shard, b->jobs at a time.  Returns the number of error rows. */
+static int grade_all(const batch *b)
+{
+	progress p = { .tty = isatty(1), .t0 = now_s() };
+	int *todo = malloc((b->n + 1) * sizeof *todo), ntodo = 0, next = 0, running = 0;
+	pid_t *pid = calloc(b->jobs, sizeof *pid);
+	int *slot_of = calloc(b->jobs, sizeof *slot_of);
+	if (!todo || !pid || !slot_of) {
+		free(todo), free(pid), free(slot_of);
+		return -1;
+	}
+	for (int i = 0; i < b->n; i++)
+		if (i % b->nshards == b->shard)
+			todo[ntodo++] = i;
+	p.total = ntodo;
+	/* reports that are up to date are kept without a worker */
+	int kept = 0;
+	for (int k = 0; k < ntodo; k++) {
+		const submission *s = &b->subs[todo[k]];
+		cJSON *j = b->force ? NULL : current_report(b, s);
+		int fresh = j && strcmp(verdict_of(j), "error") != 0;
+		cJSON_Delete(j);
+		if (fresh) {
+			progress_note(&p, b, s, 1);
+			kept++;
+		} else
+			todo[next++] = todo[k];
+	}
+	ntodo = next, next = 0;
+	progress_draw(&p);
+	while (next < ntodo || running) {
+		for (int w = 0; w < b->jobs && next < ntodo; w++)
+			if (!pid[w]) {
+				pid[w] = start_worker(b, &b->subs[todo[next]]);
+				slot_of[w] = todo[next++];
+				if (pid[w] < 0) {              /* no process: this entry is a grader error */
+					pid[w] = 0;
+					write_report(b, &b->subs[slot_of[w]], error_report(b, "the grader could "
+					             "not start a process for it (out of processes?)"));
+					progress_note(&p, b, &b->subs[slot_of[w]], 0);
+				} else
+					running++;
+			}
+		int st;
+		pid_t done = waitpid(-1, &st, WNOHANG);
+		if (done <= 0) {
+			if (p.tty && now_s() - p.drawn >= 1)
+				progress_draw(&p);
+			usleep(50000);
+			continue;
+		}
+		for (int w = 0; w < b->jobs; w++)
+			if (pid[w] == done) {
+				const submission *s = &b->subs[slot_of[w]];
+				if (!WIFEXITED(st) || WEXITSTATUS(st) > 2) {
+					char why[200];
+					snprintf(why, sizeof why, "the grader's process for it ended abnormally "
+					         "(%s): a grader failure, not the student's", WIFSIGNALED(st) ?
+					         strsignal(WTERMSIG(st)) : "exit status out of range");
+					write_report(b, s, error_report(b, why));
+				}
+				pid[w] = 0;
+				running--;
+				progress_note(&p, b, s, 0);
+			}
+	}
+	if (p.shown)
+		printf("\r\033[K");
+	printf("%d entries: %d graded, %d unchanged (kept), %d errors\n", p.total, p.total - kept, kept,
+	       p.errors);
+	free(todo), free(pid), free(slot_of);
+	return p.errors;
+}
+
+/* ---- the class's tables ---------------------------------------------------------------- */
 
 static void csv_field(FILE *f, const char *s)
 {
@@ -351,137 +573,243 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* grades.csv and grades.json from the per-student reports. */
-static void summarise(const lesson *l, const submission *subs, int n, const char *out)
+/* How the class did: printed at the end. */
+typedef struct class_summary {
+	int n, passed, failed, errors;
+	int crit_failed[CRIT_COUNT];
+} class_summary;
+
+static const char *crit_status(cJSON *j, const char *id)
 {
-	char path[4300];
-	snprintf(path, sizeof path, "%s/grades.csv", out);
-	FILE *csv = fopen(path, "w");
-	cJSON *all = cJSON_CreateArray();
+	cJSON *cr;
+	cJSON_ArrayForEach(cr, cJSON_GetObjectItem(j, "criteria"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cr, "id")), id) == 0)
+			return cJSON_GetStringValue(cJSON_GetObjectItem(cr, "status"));
+	return "";
+}
+
+/* One entry's row of grades.csv and grades.json, from its report (NULL: none up to date). */
+static void add_row(const batch *b, const submission *s, cJSON *j, FILE *csv, cJSON *all,
+                    class_summary *cs)
+{
+	const lesson *l = b->o.l;
+	const char *verdict = j ? verdict_of(j) : "error", *first = "", *why = "";
+	cJSON *sc = cJSON_GetObjectItem(j, "score"), *mx = cJSON_GetObjectItem(j, "max_score"), *cr;
+	cJSON_ArrayForEach(cr, cJSON_GetObjectItem(j, "criteria"))
+		if (!first[0] && cJSON_IsFalse(cJSON_GetObjectItem(cr, "passed")))
+			first = cJSON_GetStringValue(cJSON_GetObjectItem(cr, "id"));
+	if (!s->path[0])              /* unusable as found: the row says why, report or not */
+		verdict = "error", why = s->problem;
+	else if (strcmp(verdict, "error") == 0)
+		why = !j ? "not graded: no up-to-date report in the output folder (run the batch, or "
+		           "the missing shard, again)" :
+		      cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")) ?
+		      cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")) : "";
+	csv_field(csv, s->student);
+	fputc(',', csv);
+	csv_field(csv, s->rel);
+	fprintf(csv, ",%s,%d,%d,", verdict, sc ? sc->valueint : 0, mx ? mx->valueint : 0);
+	csv_field(csv, why[0] ? why : first);
+	cs->n++;
+	cs->passed += strcmp(verdict, "pass") == 0;
+	cs->failed += strcmp(verdict, "fail") == 0;
+	cs->errors += strcmp(verdict, "error") == 0;
+	for (int c = 0; c < CRIT_COUNT; c++) {
+		if (!(l->criteria & CRIT_BIT(c)))
+			continue;
+		const char *st = crit_status(j, lesson_crit_id(c));
+		cs->crit_failed[c] += strcmp(st, "fail") == 0;
+		fprintf(csv, ",%s", st);
+	}
+	fputc('\n', csv);
+	char path[200];
+	snprintf(path, sizeof path, "%s.json", s->student);   /* beside grades.json: movable */
+	cJSON *row = cJSON_CreateObject();
+	cJSON_AddStringToObject(row, "student", s->student);
+	cJSON_AddStringToObject(row, "path", s->rel);
+	cJSON_AddStringToObject(row, "verdict", verdict);
+	cJSON_AddNumberToObject(row, "score", sc ? sc->valueint : 0);
+	cJSON_AddNumberToObject(row, "max_score", mx ? mx->valueint : 0);
+	cJSON_AddStringToObject(row, "first_failure", why[0] ? why : first);
+	cJSON_AddStringToObject(row, "report", path);
+	cJSON_AddItemToArray(all, row);
+}
+
+/* grades.csv and grades.json from the reports that are up to date; 0, or -1 when they could
+ * not be written. */
+static int summarise(const batch *b, class_summary *cs)
+{
+	const lesson *l = b->o.l;
+	char path[4300], tmp[4400];
+	snprintf(path, sizeof path, "%s/grades.csv", b->out);
+	snprintf(tmp, sizeof tmp, "%s.tmp", path);
+	FILE *csv = fopen(tmp, "w");
 	if (!csv)
-		return;
+		return -1;
+	cJSON *all = cJSON_CreateArray();
+	memset(cs, 0, sizeof *cs);
 	fprintf(csv, "student,path,verdict,score,max_score,first_failure");
 	for (int c = 0; c < CRIT_COUNT; c++)
 		if (l->criteria & CRIT_BIT(c))
 			fprintf(csv, ",%s", lesson_crit_id(c));
 	fputc('\n', csv);
-	for (int i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s/%s.json", out, subs[i].student);
-		cJSON *j = read_json_file(path);
-		const char *verdict = cJSON_GetStringValue(cJSON_GetObjectItem(j, "verdict"));
-		cJSON *sc = cJSON_GetObjectItem(j, "score"), *mx = cJSON_GetObjectItem(j, "max_score"), *cr;
-		const char *first = "";
-		cJSON_ArrayForEach(cr, cJSON_GetObjectItem(j, "criteria"))
-			if (!first[0] && cJSON_IsFalse(cJSON_GetObjectItem(cr, "passed")))
-				first = cJSON_GetStringValue(cJSON_GetObjectItem(cr, "id"));
-		csv_field(csv, subs[i].student);
-		fputc(',', csv);
-		csv_field(csv, subs[i].rel);
-		fprintf(csv, ",%s,%d,%d,", verdict ? verdict : "missing", sc ? sc->valueint : 0,
-		        mx ? mx->valueint : 0);
-		csv_field(csv, verdict && strcmp(verdict, "error") == 0 ?
-		          cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")) : first);
-		for (int c = 0; c < CRIT_COUNT; c++) {
-			if (!(l->criteria & CRIT_BIT(c)))
-				continue;
-			const char *st = "";
-			cJSON_ArrayForEach(cr, cJSON_GetObjectItem(j, "criteria"))
-				if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(cr, "id")), lesson_crit_id(c)) == 0)
-					st = cJSON_GetStringValue(cJSON_GetObjectItem(cr, "status"));
-			fprintf(csv, ",%s", st);
-		}
-		fputc('\n', csv);
-		cJSON *row = cJSON_CreateObject();
-		cJSON_AddStringToObject(row, "student", subs[i].student);
-		cJSON_AddStringToObject(row, "path", subs[i].rel);
-		cJSON_AddStringToObject(row, "verdict", verdict ? verdict : "missing");
-		cJSON_AddNumberToObject(row, "score", sc ? sc->valueint : 0);
-		cJSON_AddNumberToObject(row, "max_score", mx ? mx->valueint : 0);
-		cJSON_AddStringToObject(row, "first_failure", first);
-		cJSON_AddStringToObject(row, "report", path);
-		cJSON_AddItemToArray(all, row);
+	for (int i = 0; i < b->n; i++) {
+		cJSON *j = current_report(b, &b->subs[i]);
+		add_row(b, &b->subs[i], j, csv, all, cs);
 		cJSON_Delete(j);
 	}
-	fclose(csv);
-	snprintf(path, sizeof path, "%s/grades.json", out);
+	int rc = fclose(csv) == 0 && rename(tmp, path) == 0 ? 0 : -1;
+	snprintf(path, sizeof path, "%s/grades.json", b->out);
 	report_utf8_clean(all);
-	report_write(all, path);
+	if (report_write(all, path) != 0)
+		rc = -1;
 	cJSON_Delete(all);
+	return rc;
 }
 
-int batch_main(int argc, char **argv)
+static void print_summary(const batch *b, const class_summary *cs)
+{
+	printf("class summary: %d of %d passed, %d failed, %d errors\n", cs->passed, cs->n,
+	       cs->failed, cs->errors);
+	printf("failed per criterion:");
+	const char *sep = " ";
+	for (int c = 0; c < CRIT_COUNT; c++)
+		if (b->o.l->criteria & CRIT_BIT(c)) {
+			printf("%s%s %d", sep, lesson_crit_id(c), cs->crit_failed[c]);
+			sep = ", ";
+		}
+	printf("\n");
+}
+
+/* ---- the command ----------------------------------------------------------------------- */
+
+static int usage(FILE *f, int rc)
+{
+	fprintf(f, "usage: clgrade batch LESSON DIR [--out DIR] [-j N] [--timeout S] [--device S] "
+	        "[--seed N] [--force] [--no-analysis] [--local-mem BYTES] [--memory MB] "
+	        "[--profile P] [--shard I/N | --merge]\n");
+	return rc;
+}
+
+/* A whole number in [lo, hi], all of s; 0, or -1. */
+static int parse_int(const char *s, long lo, long hi, long *v)
+{
+	char *end;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return !*s || *end || errno || *v < lo || *v > hi ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv, batch *b)
 {
 	static const struct option opts[] = {
 		{ "out", required_argument, 0, 'o' }, { "timeout", required_argument, 0, 't' },
 		{ "device", required_argument, 0, 'd' }, { "seed", required_argument, 0, 's' },
 		{ "force", no_argument, 0, 'f' }, { "no-analysis", no_argument, 0, 'n' },
 		{ "local-mem", required_argument, 0, 'l' }, { "memory", required_argument, 0, 'm' },
-		{ "profile", required_argument, 0, 'p' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "profile", required_argument, 0, 'p' }, { "jobs", required_argument, 0, 'j' },
+		{ "shard", required_argument, 0, 'S' }, { "merge", no_argument, 0, 'M' },
+		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
 	};
-	check_opts o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20, .profile = "nvidia",
-	                 .analysis = 1, .seed = 1 };
-	const char *out = NULL;
-	int force = 0, c;
+	long v, w;
+	int c;
+	char *slash;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:t:d:s:fnl:m:p:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:t:d:s:fnl:m:p:j:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'o': out = optarg; break;
-		case 't': o.timeout_s = atof(optarg); break;
-		case 'd': o.device = optarg; break;
-		case 's': o.seed = strtoull(optarg, NULL, 10); break;
-		case 'f': force = 1; break;
-		case 'n': o.analysis = 0; break;
-		case 'l': o.local_mem = (size_t)atol(optarg); break;
-		case 'm': o.mem_bytes = (size_t)atol(optarg) << 20; break;
-		case 'p': o.profile = optarg; break;
-		case 'h':
-		default:
-			fprintf(c == 'h' ? stdout : stderr, "usage: clgrade batch LESSON DIR [--out DIR] "
-			        "[--timeout S] [--device S] [--seed N] [--force] [--no-analysis] "
-			        "[--local-mem BYTES] [--memory MB] [--profile P]\n");
-			return c == 'h' ? 0 : 2;
+		case 'o': b->out = optarg; break;
+		case 't': b->o.timeout_s = atof(optarg); break;
+		case 'd': b->o.device = optarg; break;
+		case 's': b->o.seed = strtoull(optarg, NULL, 10); break;
+		case 'f': b->force = 1; break;
+		case 'n': b->o.analysis = 0; break;
+		case 'l': b->o.local_mem = (size_t)atol(optarg); break;
+		case 'm': b->o.mem_bytes = (size_t)atol(optarg) << 20; break;
+		case 'p': b->o.profile = optarg; break;
+		case 'j':
+			if (parse_int(optarg, 1, 1024, &v) != 0) {
+				fprintf(stderr, "clgrade batch: -j takes a number of jobs from 1 to 1024, "
+				        "not \"%s\"\n", optarg);
+				return 2;
+			}
+			b->jobs = (int)v;
+			break;
+		case 'S':
+			slash = strchr(optarg, '/');
+			if (!slash || (*slash = '\0', parse_int(optarg, 0, 1 << 20, &v) != 0) ||
+			    parse_int(slash + 1, 1, 1 << 20, &w) != 0 || v >= w) {
+				fprintf(stderr, "clgrade batch: --shard takes I/N with 0 <= I < N (e.g. 0/4)\n");
+				return 2;
+			}
+			b->shard = (int)v, b->nshards = (int)w;
+			break;
+		case 'M': b->merge = 1; break;
+		case 'h': return usage(stdout, 0) - 1;
+		default: return usage(stderr, 2);
 		}
 	}
-	if (argc - optind != 2 || !(o.l = lesson_find(argv[optind])) || o.timeout_s <= 0 ||
-	    !bank_profile_find(o.profile)) {
+	if (argc - optind != 2 || !(b->o.l = lesson_find(argv[optind])) || b->o.timeout_s <= 0 ||
+	    !bank_profile_find(b->o.profile) || (b->merge && b->nshards > 1)) {
 		fprintf(stderr, "usage: clgrade batch LESSON DIR [--out DIR] ... (see --help)\n");
 		return 2;
 	}
-	const char *dir = argv[optind + 1];
-	char outbuf[4200];
-	if (!out) {
-		snprintf(outbuf, sizeof outbuf, "grades-%s", o.l->slug);
-		out = outbuf;
+	b->dir = argv[optind + 1];
+	return 0;
+}
+
+int batch_main(int argc, char **argv)
+{
+	static batch b = { .o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20,
+	                          .profile = "nvidia", .analysis = 1, .seed = 1 }, .nshards = 1 };
+	int rc = parse_args(argc, argv, &b);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	char outbuf[4200], gs[4300];
+	if (!b.out) {
+		snprintf(outbuf, sizeof outbuf, "grades-%s", b.o.l->slug);
+		b.out = outbuf;
 	}
+	int cores = cpu_count();
+	if (!b.jobs)
+		b.jobs = cores;
+	share_threads(cores, b.jobs);
 	sublist list = { 0 };
-	int n = discover(o.l, dir, &list);
-	submission *subs = list.v;
-	char gs[4300];
-	snprintf(gs, sizeof gs, "%s/gradescope", out);
-	if (n < 0 || (mkdir(out, 0755) && access(out, W_OK)) || (mkdir(gs, 0755) && access(gs, W_OK))) {
-		fprintf(stderr, "clgrade batch: cannot read %s or write %s\n", dir, out);
-		free(subs);
+	b.n = discover(b.o.l, b.dir, &list);
+	b.subs = list.v;
+	snprintf(gs, sizeof gs, "%s/gradescope", b.out);
+	if (b.n < 0 || (mkdir(b.out, 0755) && access(b.out, W_OK)) || (mkdir(gs, 0755) && access(gs, W_OK))) {
+		fprintf(stderr, "clgrade batch: cannot read %s or write %s\n", b.dir, b.out);
+		free(list.v);
 		return 2;
 	}
 	/* what a kept report must have been graded with: the grader itself and every option */
-	char key[512], self[17] = "";
+	char self[17] = "";
 	batch_hash_file("/proc/self/exe", self);
-	snprintf(key, sizeof key, "grader %s lesson %s seed %llu device %s analysis %d local-mem %zu "
-	         "timeout %g memory %zu profile %s", self, o.l->slug, (unsigned long long)o.seed,
-	         o.device ? o.device : "default", o.analysis, o.local_mem, o.timeout_s, o.mem_bytes,
-	         o.profile);
-	int graded = 0, skipped = 0, errors = 0;
-	for (int i = 0; i < n; i++) {
-		printf("[%d/%d] %-24s ", i + 1, n, subs[i].student);
-		fflush(stdout);
-		int rc = grade_one(&o, &subs[i], out, force, key);
-		printf("%s\n", rc == 3 ? "unchanged, kept" : rc == 0 ? "pass" : rc == 1 ? "fail" :
-		       subs[i].problem[0] ? subs[i].problem : "grader error");
-		skipped += rc == 3, graded += rc != 3, errors += rc == 2;
+	snprintf(b.key, sizeof b.key, "grader %s lesson %s seed %llu device %s analysis %d "
+	         "local-mem %zu timeout %g memory %zu profile %s", self, b.o.l->slug,
+	         (unsigned long long)b.o.seed, b.o.device ? b.o.device : "default", b.o.analysis,
+	         b.o.local_mem, b.o.timeout_s, b.o.mem_bytes, b.o.profile);
+	int errors = 0;
+	if (!b.merge) {
+		printf("grading %d entries of %s%s, %d at a time\n", b.n, b.dir, b.nshards > 1 ?
+		       " (this shard's share)" : "", b.jobs);
+		errors = grade_all(&b);
 	}
-	summarise(o.l, subs, n, out);
-	printf("%d submissions: %d graded, %d unchanged, %d errors -> %s/grades.csv, %s/grades.json, "
-	       "%s/gradescope/\n", n, graded, skipped, errors, out, out, out);
-	free(subs);
-	return errors ? 2 : 0;
+	if (b.nshards > 1) {       /* the tables are the merge's: no two shards write one file */
+		printf("shard %d/%d done -> %s; when every shard is, merge: clgrade batch %s %s --out %s "
+		       "--merge (with the same options)\n", b.shard, b.nshards, b.out, b.o.l->slug,
+		       b.dir, b.out);
+		free(list.v);
+		return errors ? 2 : 0;
+	}
+	class_summary cs;
+	if (summarise(&b, &cs) != 0) {
+		fprintf(stderr, "clgrade batch: cannot write %s/grades.csv or grades.json\n", b.out);
+		free(list.v);
+		return 2;
+	}
+	print_summary(&b, &cs);
+	printf("-> %s/grades.csv, %s/grades.json, %s/gradescope/\n", b.out, b.out, b.out);
+	free(list.v);
+	return errors || cs.errors ? 2 : 0;
 }

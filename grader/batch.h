@@ -2,8 +2,8 @@
 #ifndef BATCH_H
 #define BATCH_H
 
-/* clgrade batch LESSON DIR [--out DIR] [--timeout S] [--device S] [--seed N] [--force]
- *                          [--no-analysis] [--local-mem BYTES]
+/* clgrade batch LESSON DIR [--out DIR] [-j N] [--timeout S] [--device S] [--seed N] [--force]
+ *                          [--no-analysis] [--local-mem BYTES] [--shard I/N | --merge]
  * DIR holds one submission per student: DIR/<student>.cl, or DIR/<student>/ with one .cl file
  * (or one named after the lesson's slug); ".cl" in any case.  Every entry of DIR is one row:
  * one that cannot be graded (hidden, a symlink, not .cl, too large, not text, several
@@ -13,6 +13,10 @@
  * Resumable: a student whose report exists with the same source hash and grading key (the
  * grader binary's hash and every option) is not graded again unless --force (error rows
  * always are).  Safe names that clash get -2, -3, ...; a name that is already safe keeps it.
+ * -j N grades N at a time (default: the cores), each in a worker process; --shard I/N grades
+ * entries I, I+N, ... of the sorted list and writes no class tables; --merge grades nothing and
+ * writes the tables from the reports that are up to date.  Prints a line per entry, a
+ * progress line on a terminal, and a class summary.
  * argv[0] is "batch".  Returns 0 when every entry was graded (pass or fail), 2 on usage
  * errors or when any row is an error. */
 int batch_main(int argc, char **argv);

@@ -1,8 +1,9 @@
 #!/bin/sh
-# deps.sh — the one list of system packages OpenCL Memory Lab needs, and three verbs on it.
+# deps.sh — the one list of system packages OpenCL Memory Lab needs, and its verbs.
 #   deps.sh check    print what is missing (package and install command), exit 2 if anything is
 #   deps.sh install  install what is missing with apt-get (sudo when not root); no-op when complete
 #   deps.sh llvm     the LLVM major version the distribution's Oclgrind was built with
+#   deps.sh slurm    install the Slurm test's packages (root; a one-node cluster, test_slurm.c)
 # Each package is probed by a file or command it ships, so a check costs milliseconds.
 # Releases: Debian 12 and Ubuntu 24.04 use the same package names (on Ubuntu the OpenCL tools
 # are in the universe component).  The tracer plugin must be built against the LLVM that
@@ -26,6 +27,17 @@ libsubunit-dev         /usr/lib/x86_64-linux-gnu/pkgconfig/libsubunit.pc
 oclgrind               /usr/lib/oclgrind/liboclgrind-rt-icd.so|/usr/lib/x86_64-linux-gnu/oclgrind/liboclgrind-rt-icd.so
 liboclgrind-dev        /usr/include/oclgrind/Plugin.h
 libcjson-dev           /usr/lib/x86_64-linux-gnu/pkgconfig/libcjson.pc
+zip                    cmd:zip
+unzip                  cmd:unzip
+'
+
+# Only for the Slurm test (`make test` installs them itself when it runs as root): no build or
+# check needs them, so `deps.sh check` leaves them out.
+SLURM_PKGS='
+munge                  cmd:munged
+slurmctld              cmd:slurmctld
+slurmd                 cmd:slurmd
+slurm-client           cmd:sbatch
 '
 
 # Debian's multiarch folder differs off x86_64: rewrite the probes for this machine.
@@ -62,7 +74,7 @@ all_pkgs() {
 }
 
 missing() {
-	all_pkgs | while read -r pkg probe; do
+	{ if [ -n "${1:-}" ]; then echo "$1"; else all_pkgs; fi; } | while read -r pkg probe; do
 		[ -n "$pkg" ] || continue
 		case "$probe" in
 		cmd:*) command -v "${probe#cmd:}" >/dev/null 2>&1 || echo "$pkg" ;;
@@ -128,6 +140,14 @@ install)
 	[ -z "$m" ] || { echo "deps: still missing after install: $m"; exit 2; } ;;
 llvm)
 	llvm_major ;;
+slurm)
+	m=$(missing "$SLURM_PKGS" | tr '\n' ' ')
+	[ -z "$m" ] && exit 0
+	[ "$(id -u)" -eq 0 ] || { echo "deps: the Slurm test needs root to install $m"; exit 2; }
+	echo "deps: installing $m"
+	apt-get update -qq || exit 1
+	# shellcheck disable=SC2086
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $m || exit 1 ;;
 *)
-	echo "usage: deps.sh check|install|llvm" >&2; exit 2 ;;
+	echo "usage: deps.sh check|install|llvm|slurm" >&2; exit 2 ;;
 esac

@@ -105,7 +105,7 @@ START_TEST(every_odd_entry_gets_one_row)
 	int entries = count_entries(in);
 	ck_assert_int_eq(entries, 21);
 	/* error rows make the exit 2: the instructor must look */
-	ck_assert_int_eq(sh("build/clgrade batch 3 %s/in --out %s/out --no-analysis > %s/log 2>&1",
+	ck_assert_int_eq(sh("build/clgrade batch 3 %s/in --out %s/out --no-analysis -j 2 > %s/log 2>&1",
 	                    dir), 2);
 	char *csv = file_in(dir, "out/grades.csv");
 	ck_assert_ptr_nonnull(csv);
@@ -177,6 +177,50 @@ START_TEST(no_limit_on_the_count)
 }
 END_TEST
 
+/* -j 2 gives the same CSV and JSON tables as -j 1 on a mixed class, with the Oclgrind analysis;
+ * the end of the run is a class summary; a rerun keeps every report. */
+START_TEST(parallel_equals_serial)
+{
+	char dir[] = "/tmp/clgrade-tb-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sh("set -e; mkdir %s/in; cd %s/in; R=$OLDPWD; "
+	   "cp $R/" SOL3 " alice.cl; cp $R/" FX "l3_unpadded.cl bob.cl; "
+	   "cp $R/kernels/starter/03-transpose-padding.cl carol.cl; cp $R/" FX "l3_swizzle.cl dan.cl; "
+	   "cp $R/" FX "l3_evade_analysis.cl eve.cl; cp $R/" FX "l1_include_passwd.cl fay.cl; "
+	   "cp $R/" FX "l3_square_only.cl gus.cl; mkdir hal; cp $R/" SOL3 " hal/a.cl; "
+	   "cp $R/" SOL3 " hal/b.cl; echo notes > ivy.txt", dir), 0);
+	ck_assert_int_eq(sh("build/clgrade batch 3 %s/in --out %s/j1 -j 1 > %s/log1 2>&1", dir), 2);
+	ck_assert_int_eq(sh("build/clgrade batch 3 %s/in --out %s/j2 -j 2 > %s/log2 2>&1", dir), 2);
+	char *c1 = file_in(dir, "j1/grades.csv"), *c2 = file_in(dir, "j2/grades.csv");
+	ck_assert_ptr_nonnull(c1);
+	ck_assert_ptr_nonnull(c2);
+	ck_assert_int_eq(count_lines(c1), 10);
+	ck_assert_msg(strcmp(c1, c2) == 0, "-j 1:\n%s\n-j 2:\n%s", c1, c2);
+	assert_row(c1, "alice", "alice.cl", "pass", NULL);
+	assert_row(c1, "bob", "bob.cl", "fail", "conflict_free");
+	assert_row(c1, "eve", "eve.cl", "fail", NULL);
+	assert_row(c1, "hal", "hal/", "error", "candidate");
+	free(c1);
+	free(c2);
+	c1 = file_in(dir, "j1/grades.json"), c2 = file_in(dir, "j2/grades.json");
+	ck_assert_msg(strcmp(c1, c2) == 0, "grades.json differ:\n%s\n%s", c1, c2);
+	free(c1);
+	free(c2);
+	/* the class summary: how many passed, and per criterion how many failed */
+	char *log = file_in(dir, "log2");
+	ck_assert_msg(strstr(log, "class summary: 2 of 9 passed, 5 failed, 2 errors"), "%s", log);
+	ck_assert_msg(strstr(log, "conflict_free 2,") && strstr(log, "builds 1,"), "%s", log);
+	ck_assert_msg(strstr(log, "2 at a time"), "%s", log);
+	free(log);
+	/* resumed: nothing is graded again but the error rows */
+	ck_assert_int_eq(sh("build/clgrade batch 3 %s/in --out %s/j2 -j 2 > %s/log3 2>&1", dir), 2);
+	log = file_in(dir, "log3");
+	ck_assert_msg(strstr(log, "9 entries: 2 graded, 7 unchanged (kept), 2 errors"), "%s", log);
+	free(log);
+	sh("rm -rf %s", dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("batch");
@@ -185,6 +229,7 @@ static Suite *suite(void)
 	suite_add_tcase(s, rows);
 	tcase_add_test(rows, every_odd_entry_gets_one_row);
 	tcase_add_test(rows, no_limit_on_the_count);
+	tcase_add_test(rows, parallel_equals_serial);
 	return s;
 }
 
