@@ -5,7 +5,8 @@
 #   make check                     grade every lesson's current kernel (a progress table)
 #   make hint LESSON=N             print the lesson's next hint
 #   make test                      Check unit tests + integration tests
-#   make bench                     wall time of `make check` per lesson (median of runs)
+#   make bench                     wall time of `make check` per lesson (median of runs), and
+#                                  batch throughput (lesson 3, 40 submissions, -j 2)
 #   make gradescope LESSON=N       Gradescope autograder zip (build/gradescope/autograder-<slug>.zip)
 
 BUILD    := build
@@ -99,6 +100,7 @@ test: all $(UNIT_TESTS) $(INT_TESTS)
 
 bench: all
 	@sh tests/bench.sh
+	@sh tests/bench-batch.sh
 
 gradescope:
 	@sh grader/gradescope/make-zip.sh '$(LESSON)'

@@ -122,8 +122,9 @@ START_TEST(array_and_merge_give_the_local_batch)
 	ck_assert_msg(merged != NULL, "no merged grades.csv; merge said:\n%s", mlog ? mlog : "");
 	ck_assert_msg(strcmp(local, merged) == 0, "local:\n%s\nmerged:\n%s", local, merged);
 	ck_assert_int_eq(count(local, "\n"), 8);
-	ck_assert_ptr_nonnull(strstr(local, "\"alice\",\"alice.cl\",pass,7,7,"));
-	ck_assert_ptr_nonnull(strstr(local, "\"bob\",\"bob.cl\",fail,6,7,\"conflict_free\""));
+	ck_assert_ptr_nonnull(strstr(local, "\"alice\",\"alice.cl\",pass,"));
+	ck_assert_ptr_nonnull(strstr(local, "\"bob\",\"bob.cl\",fail,"));
+	ck_assert_ptr_nonnull(strstr(local, ",\"conflict_free\","));
 	ck_assert_ptr_nonnull(strstr(mlog, "class summary: 1 of 7 passed, 4 failed, 2 errors"));
 	free(local), free(merged), free(mlog);
 	local = file_in("local/grades.json"), merged = file_in("shared/grades.json");
