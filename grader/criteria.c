@@ -224,8 +224,14 @@ static void eval_memory(const check_opts *o, check_report *rep)
 			return;
 		}
 	if (analysis_findings(rep, "out_of_bounds", "uninitialized", found, sizeof found)) {
-		set(c, CRIT_FAIL, "check the index of that access against the buffer's size, and that "
-		    "__local memory is written (and a barrier passed) before it is read", "%s", found);
+		char try_[400] = "check the index of that access against the buffer's size, and that "
+		                 "__local memory is written (and a barrier passed) before it is read",
+		     why[1];
+		for (int i = 0; i < ch->nruns; i++)
+			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */
+				diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, why, 0,
+				                  try_, sizeof try_);
+		set(c, CRIT_FAIL, try_, "%s", found);
 		return;
 	}
 	if (rep->child_crashed && ch->nruns) {

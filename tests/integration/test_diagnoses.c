@@ -88,6 +88,8 @@ static const struct diagnosis {
 	{ "1", FX "l1_accumulate_into_c.cl", NULL, "correct",
 	  "reads C before writing it (C starts as NaN)", "float acc", "no element of C was written",
 	  "index arithmetic" },
+	{ "1", FX "l1_accumulate_into_c.cl", NULL, "memory_safe", "global memory of 'C'",
+	  "float acc = 0.0f;", NULL, "__local memory is written" },
 	{ "1", FX "l1_accumulate_sum_into_c.cl", NULL, "correct",
 	  "reads C before writing it (C starts as NaN)", NULL, "never written", NULL },
 	/* missing edge guards: the edge, never "rows and cols mixed up" */
