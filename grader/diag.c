@@ -387,6 +387,24 @@ static const char *addr_name(diag_addr a)
 	       a == DIAG_ARG_CONSTANT ? "__constant " : "";
 }
 
+/* Is type (without a trailing '*') an OpenCL C built-in scalar or vector type?  Only those
+ * are judged: a typedef's name ("real*") says nothing the grader can check. */
+static int builtin_type(const char *type)
+{
+	static const char *base[] = { "char", "uchar", "short", "ushort", "int", "uint", "long",
+	                              "ulong", "float", "double", "half", "bool", "size_t" };
+	char t[64];
+	snprintf(t, sizeof t, "%s", strncmp(type, "unsigned ", 9) == 0 ? type + 9 : type);
+	t[strcspn(t, "*")] = '\0';
+	size_t n = strlen(t);
+	while (n && isdigit((unsigned char)t[n - 1]))
+		t[--n] = '\0';    /* float4, int16 */
+	for (size_t i = 0; i < sizeof base / sizeof *base; i++)
+		if (strcmp(t, base[i]) == 0)
+			return 1;
+	return 0;
+}
+
 /* Why argument i does not fit, or "" when it does. */
 static void arg_problem(const char *want, int buffer, int input, const diag_arg *a, int i,
                         char *why, size_t len)
@@ -394,18 +412,19 @@ static void arg_problem(const char *want, int buffer, int input, const diag_arg 
 	why[0] = '\0';
 	if (!a->type[0])
 		return;               /* the runtime did not say */
+	int pointer = strchr(a->type, '*') != NULL, known = builtin_type(a->type);
 	if (buffer && a->addr == DIAG_ARG_LOCAL)
 		snprintf(why, len, "argument %d (%s) is a __local pointer, but the lesson passes a "
 		         "__global buffer there; declare __local tiles inside the kernel "
 		         "(__local float tile[TILE][TILE];)", i + 1, want);
-	else if (buffer && (strcmp(a->type, "float*") || (a->addr != DIAG_ARG_GLOBAL &&
-	                                                   !(input && a->addr == DIAG_ARG_CONSTANT))))
+	else if (buffer && (!pointer || (known && strcmp(a->type, "float*")) ||
+	                    (a->addr != DIAG_ARG_GLOBAL && !(input && a->addr == DIAG_ARG_CONSTANT))))
 		snprintf(why, len, "argument %d (%s) is %s%s, but the lesson passes a buffer of float "
 		         "(__global %sfloat* %s)", i + 1, want, addr_name(a->addr), a->type,
 		         input ? "const " : "", want);
-	else if (!buffer && (a->addr != DIAG_ARG_PRIVATE || (strcmp(a->type, "int") &&
-	                                                     strcmp(a->type, "uint") &&
-	                                                     strcmp(a->type, "unsigned int"))))
+	else if (!buffer && (a->addr != DIAG_ARG_PRIVATE || pointer ||
+	                     (known && strcmp(a->type, "int") && strcmp(a->type, "uint") &&
+	                      strcmp(a->type, "unsigned int"))))
 		snprintf(why, len, "argument %d (%s) is %s%s, but the lesson passes an int (const int "
 		         "%s)", i + 1, want, addr_name(a->addr), a->type, want);
 }

@@ -434,6 +434,13 @@ START_TEST(signature_matches_lesson)
 	ck_assert_int_eq(diag_signature(MM, 2, mm, 4, msg, sizeof msg), 0);
 	ck_assert_int_eq(diag_signature(TR, 1, tr, 4, msg, sizeof msg), 0);
 	ck_assert_int_eq(diag_signature(MM, 2, NULL, 4, msg, sizeof msg), 0);  /* no info */
+	/* typedef'd names cannot be judged: accepted where pointer-ness and space fit */
+	diag_arg td[4] = { arg("real*", "A", DIAG_ARG_GLOBAL), arg("real*", "B", DIAG_ARG_GLOBAL),
+	                   arg("real*", "C", DIAG_ARG_GLOBAL), arg("idx_t", "N", DIAG_ARG_PRIVATE) };
+	ck_assert_int_eq(diag_signature(MM, 2, td, 4, msg, sizeof msg), 0);
+	td[3] = arg("idx_t*", "N", DIAG_ARG_GLOBAL);
+	ck_assert_int_eq(diag_signature(MM, 2, td, 4, msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "argument 4 (N)"));
 }
 END_TEST
 
@@ -463,6 +470,9 @@ START_TEST(signature_wrong_types_and_spaces)
 	a[1] = arg("double*", "B", DIAG_ARG_GLOBAL);
 	ck_assert_int_eq(diag_signature(MM, 2, a, 4, msg, sizeof msg), -1);
 	ck_assert_ptr_nonnull(strstr(msg, "argument 2 (B) is __global double*"));
+	a[1] = arg("float4*", "B", DIAG_ARG_GLOBAL);
+	ck_assert_int_eq(diag_signature(MM, 2, a, 4, msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "argument 2 (B) is __global float4*"));
 	a[1] = arg("float*", "B", DIAG_ARG_GLOBAL);
 	a[2] = arg("float*", "C", DIAG_ARG_CONSTANT);   /* an output cannot be __constant */
 	ck_assert_int_eq(diag_signature(MM, 2, a, 4, msg, sizeof msg), -1);
