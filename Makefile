@@ -4,7 +4,7 @@
 #   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json]
 #   make check                     grade every lesson's current kernel (a progress table)
 #   make hint LESSON=N             print the lesson's next hint
-#   make test                      Check unit tests + integration tests
+#   make test                      Check unit tests + integration tests (in build/pristine)
 #   make bench                     wall time of `make check` per lesson (median of runs), and
 #                                  batch throughput (lesson 3, 40 submissions, -j 2)
 #   make gradescope LESSON=N       Gradescope autograder zip (build/gradescope/autograder-<slug>.zip)
@@ -95,8 +95,11 @@ check: all
 hint: all
 	@$(BUILD)/clgrade hint $(LESSON)
 
+# The tests run in build/pristine (tests/pristine.sh): the starters and solutions as committed,
+# so a student's solved kernels/starter files never turn the suite red.
 test: all $(UNIT_TESTS) $(INT_TESTS)
-	@sh tests/run.sh $(UNIT_TESTS) $(INT_TESTS)
+	@sh tests/pristine.sh $(BUILD)/pristine
+	@cd $(BUILD)/pristine && sh tests/run.sh $(UNIT_TESTS) $(INT_TESTS)
 
 bench: all
 	@sh tests/bench.sh
