@@ -3,7 +3,7 @@
  * The exercises run on a CPU (PoCL/Oclgrind), which has no memory banks, yet the course has
  * to tell students which __local access would serialise on a GPU and by how much.  The
  * tracer groups the lanes of one warp executing one access site into an "instruction" and
- * hands it here; this file applies the model of ../shared/design/device-models.md §1:
+ * hands it here; this file applies the model of GUIDE.md, appendix A.3:
  *
  *   - lane l touches 32-bit words a_l/4 .. a_l/4 + max(1, W/4) - 1; bank(w) = w mod B;
  *   - the lanes are split into phases (fixed lane groups that depend on the vendor, the
@@ -33,7 +33,7 @@ typedef struct model {
 	const unsigned char *b128_store;   /* lane -> phase for 16-B stores, NULL = consecutive */
 } model;
 
-/* AMD ds_read_b128 lane groups (device-models.md §1.2/§1.3, in issue order), as lane -> phase:
+/* AMD ds_read_b128 lane groups (AMD's LDS bank-conflict documentation, GUIDE.md appendix A.3; in issue order), as lane -> phase:
  *   gfx942: {0-3,20-23} {32-35,52-55} {4-7,16-19} {36-39,48-51}
  *           {8-11,28-31} {40-43,60-63} {12-15,24-27} {44-47,56-59}
  *   gfx1100: {0-3,20-23} {4-7,16-19} {8-11,28-31} {12-15,24-27}

@@ -1,7 +1,7 @@
 /* bank.h — the __local memory bank model: what one warp-wide __local access costs on a GPU.
  *
  * A CPU device has no banks, so the grader replays the accesses that Oclgrind saw through the
- * vendor models of ../shared/design/device-models.md §1 (NVIDIA verified on an H200 with
+ * vendor models written up in GUIDE.md, appendix A.3 (NVIDIA verified on an H200 with
  * Nsight Compute).  One call prices one SIMD instruction: the lanes of one warp/wavefront
  * executing one access site once. */
 #ifndef BANK_H

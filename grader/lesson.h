@@ -10,7 +10,7 @@
 
 #include "kind.h"
 
-/* The criteria, in report order.  Ids are stable (DESIGN.md); a lesson lists those that apply. */
+/* The criteria, in report order.  Ids are stable (GUIDE.md, JSON report); a lesson lists those that apply. */
 typedef enum {
 	CRIT_BUILDS, CRIT_RUNS, CRIT_CORRECT, CRIT_MEMORY_SAFE, CRIT_RACE_FREE,
 	CRIT_USES_LOCAL, CRIT_CONFLICT_FREE, CRIT_SPEEDUP, CRIT_TILE_CHOICE, CRIT_COUNT

@@ -1,4 +1,4 @@
-/* occ.c — the occupancy calculators of device-models.md §2, one short function per vendor.
+/* occ.c — the occupancy calculators of GUIDE.md appendix A.4, one short function per vendor.
  *
  * Why a copy of vendor calculators: the grader has no GPU, and students should see the same
  * number cudaOccupancyMaxActiveBlocksPerMultiprocessor, hipOccupancyMaxActiveBlocksPer-
@@ -12,7 +12,7 @@
 
 #define KIB 1024L
 
-/* The profiles.  Numbers from the §2.1 / §2.2 / §2.3 tables of device-models.md. */
+/* The profiles.  Numbers from the vendor sources listed in GUIDE.md, appendix A.4. */
 static const occ_profile profiles[] = {
 	/* NVIDIA: cuda_occupancy.h logic; max threads/SM = max_warps_per_cu * 32 =
 	 * 1024 / 2048 / 1536 / 1536 / 2048.  max_regs_per_thread is the header's check (256 for

@@ -3,10 +3,10 @@
  * The grader runs students' kernels on a CPU, yet the course wants them to see what their
  * work-group size, __local bytes and registers would cost on real GPUs.  Occupancy is pure
  * arithmetic over published vendor calculators, so this module re-implements them exactly as
- * ../shared/design/device-models.md §2 writes them down:
- *   NVIDIA  cuda_occupancy.h (CUDA 12.6)                        §2.1, checked against 72 H200 values
- *   AMD     HIP's CLR calculator (ihipOccupancyMaxActive...)    §2.2, "profile A"
- *   Intel   Intel GPU Occupancy Calculator (oneAPI-samples)     §2.3
+ * GUIDE.md, appendix A.4 writes them down:
+ *   NVIDIA  cuda_occupancy.h (CUDA 12.6)                        checked against 72 H200 values
+ *   AMD     HIP's CLR calculator (ihipOccupancyMaxActive...)    CLR's own constants
+ *   Intel   Intel GPU Occupancy Calculator (oneAPI-samples)
  * Nothing here allocates; the profiles are one static table in occ.c. */
 #ifndef OCC_H
 #define OCC_H

@@ -1,5 +1,5 @@
 /* report.h — what a check says: a short terminal report (colour on a TTY, NO_COLOR respected)
- * and the JSON report (DESIGN.md keys) through libcjson. */
+ * and the JSON report (keys as in GUIDE.md, "The JSON report") through libcjson. */
 #ifndef REPORT_H
 #define REPORT_H
 

@@ -1,8 +1,8 @@
 /* test_bank.c — Check unit tests for the __local bank model (grader/bank.c).
  *
- * The NVIDIA rows are the measured Nsight Compute numbers of device-models.md §1.1 (one warp,
+ * The NVIDIA rows are the measured Nsight Compute numbers of GUIDE.md appendix A.3 (one warp,
  * one shared instruction, offsets in 4-byte words per lane i); the AMD, RDNA and Intel rows
- * are worked out by hand from §1.2-§1.4.  Every expectation is an exact number. */
+ * are worked out by hand from the vendors' documented models.  Every expectation is an exact number. */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,7 +69,7 @@ o_quad_pair1(int i)
 	return 32 * q + 16 * h + 4 * (i % 4);
 }
 
-/* device-models.md §1.1 "Measured validation [M]": every row. */
+/* The patterns measured on an H200 with Nsight Compute (GUIDE.md appendix A.3): every row. */
 static const row nvidia_rows[] = {
 	{ "nvidia", "stride 1", 4, LD, o_i, 1, 0, 1 },
 	{ "nvidia", "stride 2", 4, LD, o_2i, 2, 1, 2 },
@@ -207,7 +207,7 @@ START_TEST(test_other_vendors)
 }
 END_TEST
 
-/* ---- Mark Harris' transpose, 1024 x 1024, TILE_DIM 32, BLOCK_ROWS 8 (§1.1 whole-kernel) ----
+/* ---- Mark Harris' transpose, 1024 x 1024, TILE_DIM 32, BLOCK_ROWS 8 (measured whole kernel) ----
  * A block is 32 x 8 threads: warp y holds lanes x = 0..31.  Every block addresses its tile
  * alike, so one block times 1024 blocks gives the kernel totals. */
 enum { TILE = 32, BLOCK_ROWS = 8, BLOCKS = (1024 / TILE) * (1024 / TILE) };

@@ -1,8 +1,8 @@
 /* test_occ.c — Check tests for the occupancy calculators (grader/occ.c, occ_cmd.c).
  *
  * The NVIDIA model must reproduce, exactly, the 72 values cudaOccupancyMaxActiveBlocksPer-
- * Multiprocessor gave on an H200 and the computed sm_75..sm_90 table (device-models.md §2.1).
- * The doc has no numeric AMD/Intel cases, so those below are worked by hand from the §2.2/§2.3
+ * Multiprocessor gave on an H200 and the computed sm_75..sm_90 table (GUIDE.md, appendix A.4).
+ * There are no measured AMD/Intel cases, so those below are worked by hand from the vendors'
  * formulas, with the arithmetic in the comments.  Plus the does-not-fit cases and the CLI. */
 #include <check.h>
 #include <stdarg.h>
