@@ -1,17 +1,28 @@
-/* hint.c — parse a lesson README's "## Hints" list (hint.h). */
+/* hint.c — parse a lesson's hints file, lessons/NN-slug/hints.md (hint.h).  The hints live
+ * apart from the README so that reading the lesson never shows them: `make hint` reveals one
+ * at a time. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "hint.h"
+
+void hint_path(const lesson *l, char *buf, size_t len)
+{
+	char dir[4096];
+	lesson_path(l, "dir", dir, sizeof dir);
+	snprintf(buf, len, "%s/hints.md", dir);
+}
 
 /* Walk the hints; call back with (index, tag, text).  Returns the count. */
 static int scan(const lesson *l, int want, char *buf, size_t len, char *tag, size_t taglen,
                 const char *want_tag)
 {
-	char path[4096], line[2048];
-	lesson_path(l, "readme", path, sizeof path);
+	char path[4200], line[2048];
+	hint_path(l, path, sizeof path);
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0;
@@ -94,7 +105,8 @@ int hint_next(const lesson *l)
 	}
 	int i = shown % n;
 	hint_get(l, i, text, sizeof text, tag, sizeof tag);
-	printf("hint %d of %d (%s, about %s):\n  %s\n", i + 1, n, l->slug, tag, text);
+	printf("hint %d of %d (%s, about %s):\n", i + 1, n, l->slug, tag);
+	hint_print_wrapped(stdout, text, 2);
 	if (i + 1 == n)
 		printf("(that was the last hint; the next `make hint` starts again from the first)\n");
 	f = fopen(path, "w");
@@ -103,4 +115,37 @@ int hint_next(const lesson *l)
 		fclose(f);
 	}
 	return 0;
+}
+
+/* Terminal width: the terminal's, else $COLUMNS, else 100 (never under 60). */
+static int width(FILE *f)
+{
+	struct winsize ws;
+	const char *cols = getenv("COLUMNS");
+	if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 60)
+		return ws.ws_col;
+	if (cols && atoi(cols) >= 60)
+		return atoi(cols);
+	return 100;
+}
+
+void hint_print_wrapped(FILE *f, const char *text, int indent)
+{
+	int room = width(f) - indent;
+	while (*text) {
+		int n = (int)strlen(text), cut = n, ticks = 0, last = -1;
+		if (n > room) {          /* the last blank within room that is outside a `code span` */
+			for (int k = 0; k < n && (k <= room || last < 0); k++) {
+				if (text[k] == '`')
+					ticks++;
+				else if (text[k] == ' ' && ticks % 2 == 0)
+					last = k;
+			}
+			cut = last > 0 ? last : n;
+		}
+		fprintf(f, "%*s%.*s\n", indent, "", cut, text);
+		text += cut;
+		while (*text == ' ')
+			text++;
+	}
 }

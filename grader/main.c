@@ -186,6 +186,7 @@ static int cmd_check(int argc, char **argv)
 		return 2;
 	}
 	int worst = 0;
+	const lesson *at = NULL;     /* the first lesson not passed yet: where the student is */
 	printf("progress (each lesson's kernels/starter file; details: make check LESSON=N)\n");
 	for (int i = 0; i < lesson_count(); i++) {
 		a.o.l = lesson_at(i);
@@ -193,7 +194,15 @@ static int cmd_check(int argc, char **argv)
 		a.o.kernel = path;
 		int rc = grade(&a, 1);
 		worst = rc > worst ? rc : worst;
+		if (rc != 0 && !at)
+			at = a.o.l;
 	}
+	if (at)
+		printf("you are at lesson %d, %s: read lessons/%s/README.md, then `make check LESSON=%d`"
+		       " (or `make watch LESSON=%d`)\n", at->number, at->title, at->slug, at->number,
+		       at->number);
+	else
+		printf("every lesson passes: well done\n");
 	return worst;
 }
 

@@ -237,6 +237,22 @@ static void wrapped(FILE *f, const char *text, int col, int indent)
 	}
 }
 
+/* After a PASS: where to go next (the lesson after this one in the registry). */
+static void text_next(FILE *f, const check_report *rep)
+{
+	if (!rep->verdict_pass)
+		return;
+	const lesson *next = NULL;
+	for (int i = 0; i + 1 < lesson_count(); i++)
+		if (lesson_at(i) == rep->opts.l)
+			next = lesson_at(i + 1);
+	if (next)
+		fprintf(f, "next: lesson %d, %s: read lessons/%s/README.md, then `make check LESSON=%d`\n",
+		        next->number, next->title, next->slug, next->number);
+	else
+		fprintf(f, "that was the last lesson: `make check` shows every lesson's state\n");
+}
+
 void report_text(FILE *f, const check_report *rep)
 {
 	colors(f);
@@ -303,7 +319,9 @@ void report_text(FILE *f, const check_report *rep)
 	if (first && hint_for(l, first, hint, sizeof hint) == 0) {
 		fprintf(f, "hint (%s): ", first);
 		wrapped(f, hint, 9 + (int)strlen(first), 2);
+		fprintf(f, "more hints, one at a time: `make hint LESSON=%d`\n", l->number);
 	}
+	text_next(f, rep);
 }
 
 /* ---- JSON ------------------------------------------------------------------------------ */

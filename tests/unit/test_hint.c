@@ -1,10 +1,11 @@
 /* test_hint.c — Check unit tests for the hints of a lesson (grader/hint.c).
  *
- * Two halves.  The parser and `make hint`'s rotation run against a README written here, in a
- * temporary suite root (CLGRADE_ROOT), where every expected string is known exactly.  The
- * real lessons/NN-slug/README.md files (tests run from the repository root) are checked for
- * what the grader relies on: hints exist, every tag is a criterion the lesson uses, and every
- * criterion the lesson uses has a hint for the failing report to end with. */
+ * Two halves.  The parser and `make hint`'s rotation run against a hints file written here,
+ * in a temporary suite root (CLGRADE_ROOT), where every expected string is known exactly.
+ * The real lessons/NN-slug/hints.md files (tests run from the repository root) are checked
+ * for what the grader relies on: hints exist, every tag is a criterion the lesson uses, every
+ * criterion the lesson uses has a hint for the failing report to end with, the README holds
+ * no hint, and no hint quotes the solution. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -58,13 +59,13 @@ static void make_root(void)
 	mkdir(p, 0755);
 	snprintf(p, sizeof p, "%s/lessons/01-naive-matmul", root);
 	mkdir(p, 0755);
-	snprintf(p, sizeof p, "%s/lessons/02-tiled-matmul", root);  /* a README without hints */
+	snprintf(p, sizeof p, "%s/lessons/02-tiled-matmul", root);  /* a hints file without hints */
 	mkdir(p, 0755);
-	snprintf(p, sizeof p, "%s/lessons/02-tiled-matmul/README.md", root);
+	snprintf(p, sizeof p, "%s/lessons/02-tiled-matmul/hints.md", root);
 	write_file(p, "# Lesson 2\n\n## The concept\n- [correct] no hints section here\n");
 	snprintf(p, sizeof p, "%s/build", root);
 	mkdir(p, 0755);
-	snprintf(readme, sizeof readme, "%s/lessons/01-naive-matmul/README.md", root);
+	snprintf(readme, sizeof readme, "%s/lessons/01-naive-matmul/hints.md", root);
 	write_file(readme, FIXTURE);
 	snprintf(state, sizeof state, "%s/build/hints/01-naive-matmul", root);
 }
@@ -78,7 +79,7 @@ static void remove_root(void)
 	snprintf(p, sizeof p, "%s/build", root);
 	rmdir(p);
 	unlink(readme);
-	snprintf(p, sizeof p, "%s/lessons/02-tiled-matmul/README.md", root);
+	snprintf(p, sizeof p, "%s/lessons/02-tiled-matmul/hints.md", root);
 	unlink(p);
 	snprintf(p, sizeof p, "%s/lessons/02-tiled-matmul", root);
 	rmdir(p);
@@ -340,8 +341,8 @@ START_TEST(test_readme_counts)
 	/* the number of "- [" items in each README's Hints section, counted here directly */
 	for (int i = 0; i < lesson_count(); i++) {
 		const lesson *l = lesson_at(i);
-		char path[512], line[4096];
-		lesson_path(l, "readme", path, sizeof path);
+		char path[4200], line[4096];
+		hint_path(l, path, sizeof path);
 		FILE *f = fopen(path, "r");
 		ck_assert_msg(f != NULL, "%s missing", path);
 		int in = 0, n = 0;
@@ -357,6 +358,80 @@ START_TEST(test_readme_counts)
 	ck_assert_int_eq(hint_count(lesson_find("4")) > 0, 1);
 	char buf[4096];
 	ck_assert_int_eq(hint_for(lesson_find("4"), "tile_choice", buf, sizeof buf), 0);
+}
+END_TEST
+
+static char *read_whole(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "%s missing", path);
+	static char buf[1 << 16];
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return strdup(buf);
+}
+
+/* The README teaches; it holds no hints section and no tagged hint line. */
+START_TEST(test_readmes_hold_no_hints)
+{
+	for (int i = 0; i < lesson_count(); i++) {
+		char path[512];
+		lesson_path(lesson_at(i), "readme", path, sizeof path);
+		char *text = read_whole(path);
+		ck_assert_msg(strstr(text, "\n## Hints") == NULL, "%s has a Hints section", path);
+		ck_assert_msg(strstr(text, "\n- [") == NULL, "%s has a tagged hint line", path);
+		free(text);
+	}
+}
+END_TEST
+
+/* Squeeze out blanks: "acc += A[row * N + k]" -> "acc+=A[row*N+k]". */
+static void squeeze(const char *in, char *out, size_t len)
+{
+	size_t k = 0;
+	for (; *in && k + 1 < len; in++)
+		if (*in != ' ' && *in != '\t' && *in != '\n')
+			out[k++] = *in;
+	out[k] = '\0';
+}
+
+/* No hint gives the solution away: the last hint quotes no statement of the solution, and
+ * all the hints together quote at most one (a statement is a code line of the solution
+ * file, blanks squeezed out, at least 18 characters, not a comment, a #define or the
+ * kernel's signature). */
+START_TEST(test_hints_never_quote_the_solution)
+{
+	for (int i = 0; i < lesson_count(); i++) {
+		const lesson *l = lesson_at(i);
+		char path[512], all[1 << 15] = "", last[4096] = "", buf[4096], tag[64], sq[4096];
+		int n = hint_count(l);
+		for (int h = 0; h < n; h++) {
+			hint_get(l, h, buf, sizeof buf, tag, sizeof tag);
+			squeeze(buf, sq, sizeof sq);
+			strncat(all, sq, sizeof all - strlen(all) - 2);
+			strcat(all, "|");
+			if (h == n - 1)
+				snprintf(last, sizeof last, "%s", sq);
+		}
+		lesson_path(l, "solution", path, sizeof path);
+		char *code = read_whole(path), *save = NULL, quoted = 0;
+		for (char *line = strtok_r(code, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			const char *t = line + strspn(line, " \t");
+			if (t[0] == '/' || t[0] == '*' || t[0] == '#' || strncmp(t, "__kernel", 8) == 0 ||
+			    strncmp(t, "__global", 8) == 0 || strncmp(t, "const int", 9) == 0)
+				continue;
+			squeeze(t, sq, sizeof sq);
+			if (strlen(sq) < 18)
+				continue;
+			ck_assert_msg(strstr(last, sq) == NULL, "%s: the last hint quotes the solution's "
+			              "\"%s\"", l->slug, t);
+			quoted += strstr(all, sq) != NULL;
+		}
+		ck_assert_msg(quoted <= 1, "%s: the hints quote %d statements of the solution",
+		              l->slug, quoted);
+		free(code);
+	}
 }
 END_TEST
 
@@ -379,6 +454,8 @@ static Suite *hint_suite(void)
 	tcase_add_test(t, test_readme_tags_are_lesson_criteria);
 	tcase_add_test(t, test_readme_hint_for_each_criterion);
 	tcase_add_test(t, test_readme_counts);
+	tcase_add_test(t, test_readmes_hold_no_hints);
+	tcase_add_test(t, test_hints_never_quote_the_solution);
 	suite_add_tcase(s, t);
 	return s;
 }
