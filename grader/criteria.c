@@ -206,9 +206,13 @@ static void eval_correct(const check_opts *o, check_report *rep)
 		set(c, CRIT_NOT_CHECKED, NULL, "right up to %dx%d, but not checked at every size: the "
 		    "kernel did not finish %s", last->rows, last->cols, unfinished ?
 		    "every run" : "the runs after it");
+	else if (o->l->kind == KIND_MATMUL)   /* ref_bound: 2(K+1)u * sum_k |a_ik||b_kj| */
+		set(c, CRIT_PASS, NULL, "%d sizes up to %dx%d; largest error %.2g x sum|A[i][k]*B[k][j]| "
+		    "of its element, within float rounding's %.2g at %dx%d", done, last->rows, last->cols,
+		    maxerr, 2.0 * (last->rows + 1) / 16777216.0, last->rows, last->cols);
 	else
-		set(c, CRIT_PASS, NULL, "%d sizes up to %dx%d, max error %.2g of the bound's scale",
-		    done, last->rows, last->cols, maxerr);
+		set(c, CRIT_PASS, NULL, "%d sizes up to %dx%d, every element an exact copy (largest "
+		    "relative error %.2g)", done, last->rows, last->cols, maxerr);
 }
 
 static void eval_memory(const check_opts *o, check_report *rep)

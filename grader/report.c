@@ -225,7 +225,12 @@ static void wrapped(FILE *f, const char *text, int col, int indent)
 			int cut = room;
 			while (cut > 0 && (text[cut] != ' ' || in_code(text, cut)))
 				cut--;
-			n = cut > 0 ? cut : room;
+			/* no blank outside code within room: run past the width rather than break a
+			 * `code span` (a command must stay copyable) */
+			for (int k = room; cut == 0 && k < n; k++)
+				if (text[k] == ' ' && !in_code(text, k))
+					cut = k;
+			n = cut > 0 ? cut : n;
 		}
 		fprintf(f, "%.*s\n", n, text);
 		text += n;
