@@ -291,6 +291,44 @@ static size_t address_space(void)
 	return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
 }
 
+/* The seed's local-size experiment: the lesson's baseline (the naive kernel, which takes any
+ * local size, unlike a TILE x TILE tiled one) timed at square and non-square local sizes. */
+static void local_sweep(clrun *cl, const child_ctx *c)
+{
+	static const int shapes[CHECK_MAX_LOCALS][2] = { { 8, 8 }, { 16, 16 }, { 32, 8 } };
+	check_child *r = c->out;
+	const lesson *l = c->o->l;
+	cl_kernel base = build_baseline(cl, l);
+	lesson_size ts = strcmp(r->dev.type, "GPU") == 0 ? l->kind->time_size_gpu : l->kind->time_size;
+	ref_problem p;
+	clrun_bufs b;
+	if (!base || ref_setup_inputs(&p, l->kind, ts.rows, ts.cols, 7) != 0) {
+		if (base)
+			clReleaseKernel(base);
+		return;
+	}
+	if (clrun_upload(cl, &p, &b, 1) == CL_SUCCESS) {
+		for (int i = 0; i < CHECK_MAX_LOCALS; i++) {
+			check_local *lc = &r->locals[r->nlocals++];
+			double ms[3];
+			lc->lx = shapes[i][0], lc->ly = shapes[i][1];
+			stage(r, "local size %dx%d", lc->lx, lc->ly);
+			if ((size_t)lc->lx * lc->ly > r->dev.max_wg)
+				continue;
+			if (clrun_launch_local(cl, base, &b, lc->lx, lc->ly, &ms[0]) == CL_SUCCESS &&
+			    clrun_launch_local(cl, base, &b, lc->lx, lc->ly, &ms[0]) == CL_SUCCESS &&
+			    clrun_launch_local(cl, base, &b, lc->lx, lc->ly, &ms[1]) == CL_SUCCESS &&
+			    clrun_launch_local(cl, base, &b, lc->lx, lc->ly, &ms[2]) == CL_SUCCESS) {
+				lc->ms = median(ms, 3);
+				lc->timed = 1;
+			}
+		}
+		clrun_release(&b);
+	}
+	ref_free(&p);
+	clReleaseKernel(base);
+}
+
 /* Timing waits until the parent says the analysis child is done: no shared CPU on a clock. */
 static void wait_for_analysis(check_child *r)
 {
@@ -365,6 +403,8 @@ static int child_main(void *arg)
 	if (ok && l->tiles[0]) {
 		wait_for_analysis(r);
 		tile_sweep(&cl, c);
+		if (l->baseline)
+			local_sweep(&cl, c);
 	}
 	clrun_close(&cl);
 	r->finished = 1;
@@ -558,6 +598,8 @@ static void sanitize_child(check_child *r)
 		r->nruns = r->nruns < 0 ? 0 : CHECK_MAX_RUNS;
 	if (r->ntiles < 0 || r->ntiles > LESSON_MAX_TILES)
 		r->ntiles = r->ntiles < 0 ? 0 : LESSON_MAX_TILES;
+	if (r->nlocals < 0 || r->nlocals > CHECK_MAX_LOCALS)
+		r->nlocals = r->nlocals < 0 ? 0 : CHECK_MAX_LOCALS;
 	if (r->time_reps < 0)
 		r->time_reps = 0;
 	if (r->local_source != LMEM_RUNTIME && r->local_source != LMEM_DECLARED)

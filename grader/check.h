@@ -44,6 +44,14 @@ typedef struct check_tile {
 	double ms;
 } check_tile;
 
+/* One local size of the local-size experiment (lesson 4: the naive kernel, any shape). */
+typedef struct check_local {
+	int lx, ly, timed;
+	double ms;
+} check_local;
+
+enum { CHECK_MAX_LOCALS = 3 };
+
 /* What the sandboxed child reports, in shared memory: it survives the child's crash. */
 typedef struct check_child {
 	char stage[160];          /* what the child was doing last */
@@ -71,6 +79,8 @@ typedef struct check_child {
 	double kernel_ms, baseline_ms;
 	int ntiles;
 	check_tile tiles[LESSON_MAX_TILES];
+	int nlocals;
+	check_local locals[CHECK_MAX_LOCALS];
 	int analysis_done;        /* set by the parent: the CPU is free for timing */
 	int finished;
 } check_child;

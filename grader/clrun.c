@@ -261,6 +261,11 @@ cl_int clrun_fill_output(clrun *r, clrun_bufs *b, unsigned bits)
 
 cl_int clrun_launch(clrun *r, cl_kernel k, const clrun_bufs *b, int tile, double *ms)
 {
+	return clrun_launch_local(r, k, b, tile, tile, ms);
+}
+
+cl_int clrun_launch_local(clrun *r, cl_kernel k, const clrun_bufs *b, int lx, int ly, double *ms)
+{
 	const ref_problem *p = b->p;
 	cl_int e = CL_SUCCESS;
 	int a = 0, v[KIND_MAX_SCALARS], nv = p->kind->scalars(p, v);
@@ -273,7 +278,13 @@ cl_int clrun_launch(clrun *r, cl_kernel k, const clrun_bufs *b, int tile, double
 	if (e != CL_SUCCESS)
 		return e;
 	size_t global[3], local[3];
-	int dims = p->kind->geometry(p, tile, global, local);
+	int dims = p->kind->geometry(p, lx, global, local);
+	if (dims == 2 && ly != lx) {     /* a non-square local size: each extent rounded to its own */
+		p->kind->geometry(p, 1, global, local);
+		local[0] = (size_t)lx, local[1] = (size_t)ly;
+		global[0] = kind_round_up(global[0], local[0]);
+		global[1] = kind_round_up(global[1], local[1]);
+	}
 	cl_event ev;
 	e = clEnqueueNDRangeKernel(r->queue, k, dims, NULL, global, local, 0, NULL, &ev);
 	if (e != CL_SUCCESS)

@@ -66,6 +66,8 @@ cl_int clrun_fill_output(clrun *r, clrun_bufs *b, unsigned bits);
 /* Launch kernel once on the problem at TILE, with the arguments and NDRange its kind gives
  * (kind.h: buffers, then scalars; e.g. TILE x TILE groups, global size rounded up), and wait; *ms = profiling time.  Returns the OpenCL status of the enqueue or the wait. */
 cl_int clrun_launch(clrun *r, cl_kernel k, const clrun_bufs *b, int tile, double *ms);
+/* The same with an lx x ly local size (the global size rounded up to it in each dimension). */
+cl_int clrun_launch_local(clrun *r, cl_kernel k, const clrun_bufs *b, int lx, int ly, double *ms);
 
 /* Read back the output into out[], check every guard zone and that inputs are unchanged.
  * bad_buf/msg describe the first violation ("C: 12 floats written past the end").  Returns

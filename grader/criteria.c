@@ -206,13 +206,10 @@ static void eval_correct(const check_opts *o, check_report *rep)
 		set(c, CRIT_NOT_CHECKED, NULL, "right up to %dx%d, but not checked at every size: the "
 		    "kernel did not finish %s", last->rows, last->cols, unfinished ?
 		    "every run" : "the runs after it");
-	else if (o->l->kind == KIND_MATMUL)   /* ref_bound: 2(K+1)u * sum_k |a_ik||b_kj| */
-		set(c, CRIT_PASS, NULL, "%d sizes up to %dx%d; largest error %.2g x sum|A[i][k]*B[k][j]| "
-		    "of its element, within float rounding's %.2g at %dx%d", done, last->rows, last->cols,
-		    maxerr, 2.0 * (last->rows + 1) / 16777216.0, last->rows, last->cols);
-	else
-		set(c, CRIT_PASS, NULL, "%d sizes up to %dx%d, every element an exact copy (largest "
-		    "relative error %.2g)", done, last->rows, last->cols, maxerr);
+	else   /* max_rel_error: |got - expect| / the element's scale (kind.h: bound) */
+		set(c, CRIT_PASS, NULL, "%d sizes up to %dx%d, every element within its rounding "
+		    "bound; largest error %.2g of the element's scale (sum|a*b| for a dot product, "
+		    "|value| for a copy)", done, last->rows, last->cols, maxerr);
 }
 
 static void eval_memory(const check_opts *o, check_report *rep)

@@ -48,6 +48,9 @@ typedef struct occ_profile {
 	long local_per_group_optin; /* NVIDIA opt-in maximum; elsewhere = local_per_group */
 	int max_warps_per_cu;       /* warp/wave/HW-thread slots: the occupancy denominator */
 	int max_groups_per_cu;      /* resident groups per CU; 0 = the calculator has no such limit */
+	int assumed_registers;      /* registers per work-item to assume when the device's compiler
+	                               does not say (lesson 4, GUIDE.md appendix A.4); 0 = none:
+	                               occ_compute itself never uses it */
 	struct {                    /* NVIDIA, cuda_occupancy.h */
 		int regs_per_cu;         /* 65536 */
 		int regs_per_group;      /* 65536 */

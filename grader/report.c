@@ -8,6 +8,7 @@
 #include "hint.h"
 #include "occ.h"
 #include "report.h"
+#include "tilechoice.h"
 
 int report_color(FILE *f)
 {
@@ -179,24 +180,40 @@ static void text_tiles(FILE *f, const check_report *rep)
 	const check_child *ch = &rep->child;
 	if (!ch->ntiles)
 		return;
-	const occ_profile *p = occ_profile_find("nvidia-sm90");
-	int gpu = strcmp(ch->dev.type, "GPU") == 0;
-	fprintf(f, "\n%sTILE sweep%s (N=%d)\n  TILE  local B  sm90 occ/limiter        time ms  global B/FLOP\n",
-	        C_BOLD, C_END, gpu ? rep->opts.l->kind->time_size_gpu.rows : rep->opts.l->kind->time_size.rows);
+	int gpu = strcmp(ch->dev.type, "GPU") == 0, assumed;
+	int regs = tile_registers(rep, occ_profile_find(tile_profiles[0].profile), &assumed);
+	fprintf(f, "\n%sTILE sweep%s (N=%d; occupancy at %d registers per work-item, %s)\n"
+	        "  TILE  local B  sm_90 occ/groups/limit  sm_86 occ/groups/limit  time ms  global B/FLOP\n",
+	        C_BOLD, C_END, gpu ? rep->opts.l->kind->time_size_gpu.rows : rep->opts.l->kind->time_size.rows,
+	        regs, assumed ? "assumed: this device does not report them" : "from the compiler");
 	for (int i = 0; i < ch->ntiles; i++) {
 		const check_tile *t = &ch->tiles[i];
-		occ_input in = { .work_group = t->tile * t->tile, .local_bytes = t->built ?
-		                 (long)t->local_bytes : 2L * t->tile * t->tile * 4 };
-		occ_result r = occ_compute(p, &in);
-		char occ[64], ms[32];
-		if (r.status == OCC_OK)
-			snprintf(occ, sizeof occ, "%3.0f%% %s", 100 * r.occupancy, occ_limiter_name(r.limiter));
-		else
-			snprintf(occ, sizeof occ, "does not launch");
+		char occ[TILE_NPROFILES][64], ms[32];
+		for (int k = 0; k < TILE_NPROFILES; k++) {
+			occ_result r = tile_occupancy(rep, occ_profile_find(tile_profiles[k].profile), t->tile);
+			if (r.status == OCC_OK)
+				snprintf(occ[k], sizeof occ[k], "%3.0f%% %2d grp %s", 100 * r.occupancy,
+				         r.groups_per_cu, occ_limiter_name(r.limiter));
+			else
+				snprintf(occ[k], sizeof occ[k], "does not launch");
+		}
 		snprintf(ms, sizeof ms, t->timed ? "%.2f" : "-", t->ms);
-		fprintf(f, "  %4d  %7ld  %-22s %8s  %.3f%s\n", t->tile, t->built ? (long)t->local_bytes :
-		        in.local_bytes, occ, ms, 4.0 / t->tile, t->built ? (t->correct ? "" : "  wrong result") :
+		fprintf(f, "  %4d  %7ld  %-23s %-23s %7s  %.3f%s\n", t->tile, t->built ?
+		        (long)t->local_bytes : 2L * t->tile * t->tile * 4, occ[0], occ[1], ms,
+		        4.0 / t->tile, t->built ? (t->correct ? "" : "  wrong result") :
 		        "  (not run on this device)");
+	}
+	if (ch->nlocals) {
+		fprintf(f, "  local-size experiment (lesson 1's naive kernel, which takes any local size; "
+		        "the tiled one needs TILE x TILE):\n   ");
+		for (int i = 0; i < ch->nlocals; i++) {
+			const check_local *lc = &ch->locals[i];
+			if (lc->timed)
+				fprintf(f, "  %dx%d: %.2f ms", lc->lx, lc->ly, lc->ms);
+			else
+				fprintf(f, "  %dx%d: not run", lc->lx, lc->ly);
+		}
+		fputc('\n', f);
 	}
 }
 
@@ -327,6 +344,26 @@ void report_text(FILE *f, const check_report *rep)
 		fprintf(f, "more hints, one at a time: `make hint LESSON=%d`\n", l->number);
 	}
 	text_next(f, rep);
+}
+
+/* Lesson 4: a TILE's occupancy on each judged profile, as tile_choice sees it. */
+static void json_tile_occupancy(cJSON *o, const check_report *rep, int tile)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "occupancy");
+	for (int k = 0; k < TILE_NPROFILES; k++) {
+		const occ_profile *p = occ_profile_find(tile_profiles[k].profile);
+		occ_result r = tile_occupancy(rep, p, tile);
+		int assumed, regs = tile_registers(rep, p, &assumed);
+		cJSON *x = cJSON_CreateObject();
+		cJSON_AddStringToObject(x, "profile", p->name);
+		cJSON_AddStringToObject(x, "status", occ_status_name(r.status));
+		cJSON_AddNumberToObject(x, "groups_per_cu", r.groups_per_cu);
+		cJSON_AddNumberToObject(x, "occupancy", r.occupancy);
+		cJSON_AddStringToObject(x, "limiter", occ_limiter_name(r.limiter));
+		cJSON_AddNumberToObject(x, "registers", regs);
+		cJSON_AddBoolToObject(x, "registers_assumed", assumed);
+		cJSON_AddItemToArray(arr, x);
+	}
 }
 
 /* ---- JSON ------------------------------------------------------------------------------ */
@@ -580,7 +617,17 @@ cJSON *report_json(const check_report *rep)
 			if (t->timed)
 				cJSON_AddNumberToObject(o, "kernel_ms", t->ms);
 			cJSON_AddNumberToObject(o, "global_bytes_per_flop", 4.0 / t->tile);
+			json_tile_occupancy(o, rep, t->tile);
 			cJSON_AddItemToArray(ts, o);
+		}
+		cJSON *ls = cJSON_AddArrayToObject(root, "local_sizes");
+		for (int i = 0; i < ch->nlocals; i++) {
+			cJSON *o = cJSON_CreateObject();
+			cJSON_AddItemToObject(o, "local", size_pair(ch->locals[i].lx, ch->locals[i].ly));
+			cJSON_AddStringToObject(o, "kernel", rep->opts.l->baseline_kernel);
+			if (ch->locals[i].timed)
+				cJSON_AddNumberToObject(o, "kernel_ms", ch->locals[i].ms);
+			cJSON_AddItemToArray(ls, o);
 		}
 	}
 	if (rep->analysis_note[0])

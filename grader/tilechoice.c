@@ -1,43 +1,186 @@
-/* tilechoice.c — lesson 4's `tile_choice` criterion: the student records a TILE for the
- * NVIDIA sm_90 profile and the limiter of its occupancy, as two #defines in the kernel file;
- * the grader checks both against the occupancy calculator (occ.h):
+/* tilechoice.c — lesson 4's `tile_choice` criterion (tilechoice.h).  The student records a TILE
+ * and its occupancy limiter for each judged profile as #defines in the kernel file:
  *   #define CHOSEN_TILE_SM90 32
  *   #define CHOSEN_LIMITER_SM90 warps        (threads is accepted for warps)
- * Right answer: among the TILEs of the sweep that launch, the highest occupancy, and among
- * those the fewest global loads per FLOP (4/TILE bytes: the largest TILE). */
+ *   #define CHOSEN_TILE_SM86 16
+ *   #define CHOSEN_LIMITER_SM86 warps
+ * Right answer per profile: among the TILEs of the sweep that launch, the highest occupancy,
+ * and among those the fewest global loads per FLOP (4/TILE bytes: the largest TILE).  The
+ * limiter must be one that binds at the chosen TILE (ties: any of them). */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
-#include "occ.h"
+#include "tilechoice.h"
 
-/* Value token of "#define NAME value" into out; 0 when found. */
-static int define_value(const char *src, const char *name, char *out, size_t len)
+const tile_profile tile_profiles[TILE_NPROFILES] = {
+	{ "nvidia-sm90", "SM90", "sm_90" },
+	{ "nvidia-sm86", "SM86", "sm_86" },
+};
+
+int tile_registers(const check_report *rep, const occ_profile *p, int *assumed)
 {
-	size_t n = strlen(name);
-	for (const char *p = src; (p = strstr(p, name)); p += n) {
-		const char *q = p;
-		while (q > src && (q[-1] == ' ' || q[-1] == '\t'))
-			q--;
-		if (q - 6 < src || strncmp(q - 6, "define", 6) != 0 || !isspace((unsigned char)p[n]))
-			continue;
-		const char *v = p + n;
-		while (*v == ' ' || *v == '\t')
-			v++;
-		size_t k = 0;
-		while (v[k] && !isspace((unsigned char)v[k]) && k + 1 < len)
-			k++;
-		snprintf(out, len, "%.*s", (int)k, v);
-		return 0;
-	}
-	return -1;
+	*assumed = 0;
+	if (p->vendor == OCC_NVIDIA && rep->child.registers && strstr(rep->child.dev.platform, "NVIDIA"))
+		return rep->child.registers;
+	*assumed = p->assumed_registers > 0;
+	return p->assumed_registers;
 }
 
-static occ_result sm90(int tile)
+occ_result tile_occupancy(const check_report *rep, const occ_profile *p, int tile)
 {
-	occ_input in = { .work_group = tile * tile, .local_bytes = 2L * tile * tile * 4 };
-	return occ_compute(occ_profile_find("nvidia-sm90"), &in);
+	int assumed;
+	occ_input in = { .work_group = tile * tile, .local_bytes = 2L * tile * tile * 4,
+	                 .registers = tile_registers(rep, p, &assumed) };
+	return occ_compute(p, &in);
+}
+
+int tile_best(const check_report *rep, const occ_profile *p)
+{
+	int best = 0;
+	double best_occ = -1;
+	const int *tiles = rep->opts.l->tiles;
+	for (int i = 0; i < LESSON_MAX_TILES && tiles[i]; i++) {
+		occ_result r = tile_occupancy(rep, p, tiles[i]);
+		if (r.status == OCC_OK && (r.occupancy > best_occ + 1e-9 ||
+		    (r.occupancy > best_occ - 1e-9 && tiles[i] > best))) {
+			best_occ = r.occupancy;
+			best = tiles[i];
+		}
+	}
+	return best;
+}
+
+/* A copy of src with every comment replaced by blanks (newlines kept). */
+static char *strip_comments(const char *src)
+{
+	char *out = strdup(src);
+	if (!out)
+		return NULL;
+	for (char *p = out; *p; p++) {
+		if (p[0] == '/' && p[1] == '/') {
+			while (*p && *p != '\n')
+				*p++ = ' ';
+			if (!*p)
+				break;
+		} else if (p[0] == '/' && p[1] == '*') {
+			*p++ = ' ';
+			*p = ' ';
+			while (p[1] && !(p[1] == '*' && p[2] == '/')) {
+				p++;
+				if (*p != '\n')
+					*p = ' ';
+			}
+			if (p[1])
+				p[1] = p[2] = ' ', p += 2;
+		}
+	}
+	return out;
+}
+
+int tile_define(const char *src, const char *name, char *out, size_t len)
+{
+	char *text = strip_comments(src);
+	int found = -1;
+	size_t n = strlen(name);
+	for (char *line = text; line && *line && found < 0; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char *p = line + strspn(line, " \t");
+		if (*p++ != '#')
+			continue;
+		p += strspn(p, " \t");
+		if (strncmp(p, "define", 6) != 0 || (p[6] != ' ' && p[6] != '\t'))
+			continue;
+		p += 6 + strspn(p + 6, " \t");
+		if (strncmp(p, name, n) != 0 || (p[n] != ' ' && p[n] != '\t' && p[n] != '\n' && p[n]))
+			continue;
+		p += n + strspn(p + n, " \t");
+		size_t k = strcspn(p, "\n");
+		while (k && isspace((unsigned char)p[k - 1]))
+			k--;
+		snprintf(out, len, "%.*s", (int)k, p);
+		found = 0;
+	}
+	free(text);
+	return found;
+}
+
+/* Does the student's limiter word name a limit that binds in r? ("threads" = warps) */
+static int limiter_ok(const char *word, const occ_result *r)
+{
+	for (int l = OCC_LIMIT_WARPS; l <= OCC_LIMIT_LOCAL_MEMORY; l++)
+		if ((r->limit_mask & (1u << l)) && (strcmp(word, occ_limiter_name(l)) == 0 ||
+		    (l == OCC_LIMIT_WARPS && strcmp(word, "threads") == 0)))
+			return 1;
+	return 0;
+}
+
+/* One profile's choice: 1 right, else 0 with msg/try_ filled in. */
+static int judge(const check_report *rep, const tile_profile *tp, const char *source,
+                 char *msg, size_t mlen, char *try_, size_t tlen)
+{
+	const occ_profile *p = occ_profile_find(tp->profile);
+	char tname[64], lname[64], tile_s[64] = "", lim_s[64] = "";
+	snprintf(tname, sizeof tname, "CHOSEN_TILE_%s", tp->suffix);
+	snprintf(lname, sizeof lname, "CHOSEN_LIMITER_%s", tp->suffix);
+	int has_tile = tile_define(source, tname, tile_s, sizeof tile_s) == 0;
+	int has_lim = tile_define(source, lname, lim_s, sizeof lim_s) == 0;
+	const char *quoted = strchr("\"'", tile_s[0]) && tile_s[0] ? tname :
+	                     strchr("\"'", lim_s[0]) && lim_s[0] ? lname : NULL;
+	if (quoted) {
+		snprintf(msg, mlen, "%s is written in quotes (%s): remove the quotes, the grader "
+		         "reads a bare token", quoted, quoted == tname ? tile_s : lim_s);
+		snprintf(try_, tlen, "write it as `#define %s %s`", quoted,
+		         quoted == tname ? "16" : "warps");
+		return 0;
+	}
+	char *end;
+	long chosen = strtol(tile_s, &end, 10);
+	if (!has_tile || *end || chosen <= 0) {
+		snprintf(msg, mlen, "no choice recorded for %s: the file needs `#define %s <TILE>` "
+		         "outside any comment (now: %s)", tp->short_name, tname,
+		         has_tile ? tile_s : "missing");
+		snprintf(try_, tlen, "read the TILE sweep table below: which TILE launches, keeps the "
+		         "highest %s occupancy, and loads the fewest bytes per FLOP?", tp->short_name);
+		return 0;
+	}
+	occ_result r = tile_occupancy(rep, p, (int)chosen);
+	if (r.status != OCC_OK) {
+		snprintf(msg, mlen, "TILE=%ld does not launch on %s: %s needs %ld %s, the limit is %ld",
+		         chosen, tp->short_name, occ_limiter_name(r.limiter), r.needed,
+		         r.unit ? r.unit : "", r.available);
+		snprintf(try_, tlen, "a work-group holds at most %d work-items on %s: TILE*TILE must "
+		         "not exceed it", p->max_wg_size, tp->short_name);
+		return 0;
+	}
+	int best = tile_best(rep, p);
+	if (chosen != best) {
+		occ_result b = tile_occupancy(rep, p, best);
+		snprintf(msg, mlen, "TILE=%ld on %s: %d group%s of %ld work-items per SM = %d of its "
+		         "%d warp slots, %.0f%% occupancy, limited by %s, %.3f global bytes per FLOP; "
+		         "TILE=%d reaches %.0f%% (%d groups, limited by %s) with %.3f", chosen,
+		         tp->short_name, r.groups_per_cu, r.groups_per_cu == 1 ? "" : "s", chosen * chosen,
+		         r.active_warps, r.max_warps, 100 * r.occupancy, occ_limiter_name(r.limiter),
+		         4.0 / chosen, best, 100 * b.occupancy, b.groups_per_cu,
+		         occ_limiter_name(b.limiter), 4.0 / best);
+		snprintf(try_, tlen, "in the TILE sweep table below, keep the TILEs with the highest %s "
+		         "occupancy, then take the one that loads the fewest bytes per FLOP",
+		         tp->short_name);
+		return 0;
+	}
+	if (!has_lim || !limiter_ok(lim_s, &r)) {
+		snprintf(msg, mlen, "TILE=%ld is the right choice for %s, but its occupancy limiter is "
+		         "%s, not \"%s\": check `build/clgrade occupancy --profile %s --work-group %ld "
+		         "--local-bytes %ld --registers %d`", chosen, tp->short_name,
+		         occ_limiter_name(r.limiter), has_lim ? lim_s : "(missing)", tp->profile,
+		         chosen * chosen, 2 * chosen * chosen * 4, tile_registers(rep, p, &(int){0}));
+		snprintf(try_, tlen, "the limiter is the resource that runs out first: warps (threads), "
+		         "groups, registers or local_memory; write it as `#define %s <limiter>`", lname);
+		return 0;
+	}
+	snprintf(msg, mlen, "%s: TILE=%ld, %.0f%% limited by %s", tp->short_name, chosen,
+	         100 * r.occupancy, occ_limiter_name(r.limiter));
+	return 1;
 }
 
 void tile_eval(const check_opts *o, const char *source, check_report *rep)
@@ -48,58 +191,25 @@ void tile_eval(const check_opts *o, const char *source, check_report *rep)
 			c = &rep->crit[i];
 	if (!c)
 		return;
-	int best = 0;
-	double best_occ = -1;
-	for (int i = 0; i < LESSON_MAX_TILES && o->l->tiles[i]; i++) {
-		occ_result r = sm90(o->l->tiles[i]);
-		if (r.status == OCC_OK && r.occupancy >= best_occ) {
-			best_occ = r.occupancy;  /* later tiles are larger: fewer loads per FLOP */
-			best = o->l->tiles[i];
+	char right[2][160], msg[600], try_[400];
+	int n_right = 0;
+	for (int i = 0; i < TILE_NPROFILES; i++) {
+		if (!judge(rep, &tile_profiles[i], source, msg, sizeof msg, try_, sizeof try_)) {
+			c->status = CRIT_FAIL;
+			snprintf(c->msg, sizeof c->msg, "%s%s%s", msg, n_right ? " (right: " : "",
+			         n_right ? right[0] : "");
+			if (n_right)
+				strncat(c->msg, ")", sizeof c->msg - strlen(c->msg) - 1);
+			snprintf(c->try_, sizeof c->try_, "%s", try_);
+			return;
 		}
+		snprintf(right[n_right++], sizeof right[0], "%s", msg);
 	}
-	char tile_s[32] = "", lim_s[32] = "";
-	define_value(source, "CHOSEN_TILE_SM90", tile_s, sizeof tile_s);
-	define_value(source, "CHOSEN_LIMITER_SM90", lim_s, sizeof lim_s);
-	int chosen = 0;
-	sscanf(tile_s, "%d", &chosen);
-	c->status = CRIT_FAIL;
-	if (!tile_s[0] || chosen <= 0) {
-		snprintf(c->msg, sizeof c->msg, "no choice recorded: the file needs "
-		         "`#define CHOSEN_TILE_SM90 <TILE>` (now: %s)", tile_s[0] ? tile_s : "missing");
-		snprintf(c->try_, sizeof c->try_, "read the TILE sweep table above: which TILE launches, "
-		         "keeps the highest sm90 occupancy, and loads the fewest bytes per FLOP?");
-		return;
-	}
-	occ_result r = sm90(chosen);
-	if (r.status != OCC_OK) {
-		snprintf(c->msg, sizeof c->msg, "TILE=%d does not launch on sm_90: %s needs %ld %s, "
-		         "the limit is %ld", chosen, occ_limiter_name(r.limiter), r.needed,
-		         r.unit ? r.unit : "", r.available);
-		snprintf(c->try_, sizeof c->try_, "a work-group holds at most 1024 work-items on NVIDIA: "
-		         "TILE*TILE must not exceed it");
-		return;
-	}
-	if (chosen != best) {
-		occ_result b = sm90(best);
-		snprintf(c->msg, sizeof c->msg, "TILE=%d gives %.0f%% occupancy on sm_90 and %.3f global "
-		         "bytes per FLOP; another TILE reaches %.0f%% with fewer loads per FLOP", chosen,
-		         100 * r.occupancy, 4.0 / chosen, 100 * b.occupancy);
-		snprintf(c->try_, sizeof c->try_, "keep the occupancy, then take the TILE that reuses "
-		         "each loaded element most often");
-		return;
-	}
-	const char *want = occ_limiter_name(r.limiter);
-	int same = strcmp(lim_s, want) == 0 || (strcmp(want, "warps") == 0 && strcmp(lim_s, "threads") == 0);
-	if (!same) {
-		snprintf(c->msg, sizeof c->msg, "TILE=%d is the right choice, but its occupancy limiter "
-		         "is not \"%s\"%s: check `build/clgrade occupancy --profile nvidia-sm90 "
-		         "--work-group %d --local-bytes %d`", chosen, lim_s[0] ? lim_s : "(missing "
-		         "CHOSEN_LIMITER_SM90)", "", chosen * chosen, 2 * chosen * chosen * 4);
-		snprintf(c->try_, sizeof c->try_, "the limiter is the resource that runs out first: "
-		         "warps (threads), groups, registers or local_memory");
-		return;
-	}
+	const occ_profile *p = occ_profile_find(tile_profiles[0].profile);
+	int assumed, regs = tile_registers(rep, p, &assumed);
 	c->status = CRIT_PASS;
-	snprintf(c->msg, sizeof c->msg, "TILE=%d: %.0f%% occupancy on sm_90 limited by %s, %.3f "
-	         "global bytes per FLOP", chosen, 100 * r.occupancy, want, 4.0 / chosen);
+	snprintf(c->msg, sizeof c->msg, "%s; %s (at %d registers per work-item, %s)", right[0],
+	         right[1], regs, assumed ? "assumed: this device does not report them" :
+	         "as the device's compiler reported");
+	(void)o;
 }

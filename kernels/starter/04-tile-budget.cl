@@ -7,18 +7,21 @@
  *   Make it correct for every TILE.
  *
  * TODO 2: `make check LESSON=4` prints, per TILE, the __local bytes, the
- *   occupancy on each GPU profile with its limiter, the time, and the global
- *   loads per FLOP.  Choose the TILE for an NVIDIA H200 (sm_90) and record it
- *   below, with the limiter of occupancy at that TILE.  Both are plain tokens
- *   (no quotes); the grader checks them against its occupancy calculator.
+ *   occupancy on two GPUs with its limiter, the time, and the global loads per
+ *   FLOP.  Choose the TILE for an NVIDIA H200 (sm_90) and for an RTX 30xx-class
+ *   GPU (sm_86), and record each below with the limiter of occupancy at that
+ *   TILE.  All are plain tokens (no quotes); the grader checks them against its
+ *   occupancy calculator.
  *
  * Check:  make check LESSON=4        Stuck?  make hint LESSON=4
  */
-/* TODO 2: CHOSEN_TILE_SM90 is 8, 16 or 32; CHOSEN_LIMITER_SM90 is one of
- * threads, groups, registers, local_memory (what limits occupancy at that TILE;
- * where the report says "warps", write warps or threads). */
+/* TODO 2: CHOSEN_TILE_* is 8, 16 or 32; CHOSEN_LIMITER_* is one of threads,
+ * groups, registers, local_memory (what limits occupancy at that TILE; where the
+ * report says "warps", write warps or threads). */
 #define CHOSEN_TILE_SM90 0
 #define CHOSEN_LIMITER_SM90 TODO
+#define CHOSEN_TILE_SM86 0
+#define CHOSEN_LIMITER_SM86 TODO
 
 #define T 16   /* the tile width this kernel was first written for */
 

@@ -95,16 +95,67 @@ START_TEST(solved_starters_do_not_reach_the_tests)
 }
 END_TEST
 
+/* ---- lesson 4: a real trade-off ------------------------------------------------------------ */
+
+/* Choosing the largest TILE for the 1536-thread sm_86 fails tile_choice with the numbers; the
+ * sweep table shows both profiles, the register assumption, and the local-size experiment. */
+START_TEST(l4_largest_tile_for_sm86_fails_tile_choice)
+{
+	char json[] = "/tmp/clgrade-l4-XXXXXX", txt[64];
+	int fd = mkstemp(json);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(txt, sizeof txt, "%s.txt", json);
+	int rc = sh("NO_COLOR=1 COLUMNS=200 build/clgrade check 4 " FX "l4_largest_tile.cl --seed 1 "
+	            "--no-analysis --json %s > %s 2>&1", json, txt);
+	char *t = slurp(txt), *j = slurp(json);
+	cJSON *root = cJSON_Parse(j);
+	ck_assert_msg(rc == 1 && root, "exit %d\n%s", rc, t);
+	const char *msg = NULL;
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "criteria"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), "tile_choice") == 0) {
+			ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")), "fail");
+			msg = cJSON_GetStringValue(cJSON_GetObjectItem(c, "message"));
+		} else if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")), "fail") == 0) {
+			ck_abort_msg("%s fails too:\n%s", cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), t);
+		}
+	ck_assert_msg(msg && strstr(msg, "TILE=32 on sm_86: 1 group of 1024 work-items per SM = 32 "
+	              "of its 48 warp slots, 67% occupancy") && strstr(msg, "TILE=16 reaches 100%"),
+	              "%s", msg ? msg : t);
+	ck_assert_msg(strstr(t, "✗ tile_choice") && strstr(t, "sm_86 occ/groups/limit") &&
+	              strstr(t, "occupancy at 32 registers per work-item, assumed") &&
+	              strstr(t, "local-size experiment") && strstr(t, "32x8: "), "%s", t);
+	/* the JSON carries what the table shows: both profiles per TILE, the three local sizes */
+	cJSON *tiles = cJSON_GetObjectItem(root, "tiles");
+	ck_assert_int_eq(cJSON_GetArraySize(tiles), 3);
+	cJSON *occ32 = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(tiles, 2), "occupancy"), 1);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(occ32, "profile")), "nvidia-sm86");
+	ck_assert_int_eq(cJSON_GetObjectItem(occ32, "groups_per_cu")->valueint, 1);
+	cJSON *ls = cJSON_GetObjectItem(root, "local_sizes");
+	ck_assert_int_eq(cJSON_GetArraySize(ls), 3);
+	cJSON *l;
+	cJSON_ArrayForEach(l, ls)
+		ck_assert_msg(cJSON_GetObjectItem(l, "kernel_ms") != NULL, "a local size was not timed\n%s", t);
+	cJSON_Delete(root);
+	free(t);
+	free(j);
+	unlink(json);
+	unlink(txt);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("learner");
-	TCase *tests = tcase_create("tests");
-	TCase *all[] = { tests };
-	for (int i = 0; i < 1; i++) {
+	TCase *tests = tcase_create("tests"), *l4 = tcase_create("lesson4");
+	TCase *all[] = { tests, l4 };
+	for (int i = 0; i < 2; i++) {
 		tcase_set_timeout(all[i], 120);
 		suite_add_tcase(s, all[i]);
 	}
 	tcase_add_test(tests, solved_starters_do_not_reach_the_tests);
+	tcase_add_test(l4, l4_largest_tile_for_sm86_fails_tile_choice);
 	return s;
 }
 

@@ -307,7 +307,7 @@ START_TEST(test_files_baselines)
 		              l->baseline_kernel);
 		free(code);
 	}
-	ck_assert_int_eq(n, 2);    /* lessons 2 and 3 */
+	ck_assert_int_ge(n, 3);    /* lessons 2, 3 and 4 (4 times it at several local sizes) */
 }
 END_TEST
 

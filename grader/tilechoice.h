@@ -1,0 +1,43 @@
+/* tilechoice.h — lesson 4's `tile_choice`: the student records, as #defines in the kernel
+ * file, a TILE and its occupancy limiter for each judged GPU profile; the grader checks them
+ * against the occupancy calculator (occ.h) at the kernel's registers.
+ *
+ * Two profiles whose answers differ make it a trade-off, not "the biggest tile":
+ *   nvidia-sm90 (2048 threads per SM): TILE = 32 keeps 100 %, and loads the least;
+ *   nvidia-sm86 (1536 threads per SM): TILE = 32 fits one 1024-thread group (67 %), TILE = 16
+ *   fits six (100 %). */
+#ifndef TILECHOICE_H
+#define TILECHOICE_H
+
+#include "check.h"
+#include "occ.h"
+
+enum { TILE_NPROFILES = 2 };
+
+/* The judged profiles, in report order, and the suffix of their #defines ("SM90"). */
+typedef struct tile_profile {
+	const char *profile;   /* occ profile name: "nvidia-sm90" */
+	const char *suffix;    /* CHOSEN_TILE_<suffix>, CHOSEN_LIMITER_<suffix> */
+	const char *short_name;/* "sm_90" */
+} tile_profile;
+extern const tile_profile tile_profiles[TILE_NPROFILES];
+
+/* Registers per work-item the calculator uses for profile p: the device compiler's count when
+ * the check ran on NVIDIA and p is an NVIDIA profile, else p->assumed_registers (*assumed = 1). */
+int tile_registers(const check_report *rep, const occ_profile *p, int *assumed);
+
+/* Occupancy of the lesson's kernel at TILE = tile on p: a TILE x TILE group holding two
+ * TILE x TILE float tiles, at tile_registers(). */
+occ_result tile_occupancy(const check_report *rep, const occ_profile *p, int tile);
+
+/* The right TILE for p among the lesson's sweep: the highest occupancy among the TILEs that
+ * launch, then the largest (fewest global loads per FLOP); 0 when none launches. */
+int tile_best(const check_report *rep, const occ_profile *p);
+
+/* Value of "#define NAME value" outside comments into out.  0 found, -1 not found. */
+int tile_define(const char *src, const char *name, char *out, size_t len);
+
+/* Judge the criterion (called by criteria.c). */
+void tile_eval(const check_opts *o, const char *source, check_report *rep);
+
+#endif
