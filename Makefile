@@ -4,6 +4,7 @@
 #   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json]
 #   make check                     grade every lesson's current kernel (a progress table)
 #   make hint LESSON=N             print the lesson's next hint
+#   make watch LESSON=N            re-grade the lesson's kernel on every save (Ctrl-C to leave)
 #   make test                      Check unit tests + integration tests (in build/pristine)
 #   make bench                     wall time of `make check` per lesson (median of runs), and
 #                                  batch throughput (lesson 3, 40 submissions, -j 2)
@@ -48,7 +49,7 @@ OCLGRIND_ICD := $(BUILD)/oclgrind-icd/oclgrind.icd
 UNIT_TESTS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 INT_TESTS    := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests/integration/test_*.c))
 
-.PHONY: all deps check hint test bench gradescope clean
+.PHONY: all deps check hint watch test bench gradescope clean
 all: $(BUILD)/clgrade $(PLUGIN) $(OCLGRIND_ICD)
 
 deps:
@@ -115,6 +116,12 @@ endif
 
 hint: all
 	@$(BUILD)/clgrade hint $(LESSON)
+
+# Re-grade the lesson's kernel on every save; Ctrl-C leaves (make dies quietly of the signal).
+watch: all
+	@$(if $(LESSON),,echo "usage: make watch LESSON=N [KERNEL=file.cl] [DEVICE=substring]" >&2; exit 2;) \
+	$(BUILD)/clgrade watch $(LESSON) $(if $(KERNEL),'$(KERNEL)') $(if $(DEVICE),--device '$(DEVICE)') \
+	    $(if $(SEED),--seed $(SEED))
 
 # The tests run in build/pristine (tests/pristine.sh): the starters and solutions as committed,
 # so a student's solved kernels/starter files never turn the suite red.

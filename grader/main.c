@@ -17,6 +17,7 @@
 #include "occ.h"
 #include "report.h"
 #include "sandbox.h"
+#include "watch.h"
 
 static void usage(FILE *f)
 {
@@ -38,7 +39,8 @@ static void usage(FILE *f)
 	"       clgrade list                                  lessons and their last result\n"
 	"       clgrade devices                               OpenCL platforms and devices\n"
 	"       clgrade occupancy --profile P --work-group T --local-bytes S [--registers R] [--json]\n"
-	"       clgrade hint LESSON                           the lesson's next hint\n");
+	"       clgrade hint LESSON                           the lesson's next hint\n"
+	"       clgrade watch LESSON [KERNEL.cl] [options]    re-grade on every save (Ctrl-C leaves)\n");
 }
 
 static int list_devices_child(void *arg)
@@ -219,6 +221,8 @@ int main(int argc, char **argv)
 		return cmd_list();
 	if (strcmp(cmd, "batch") == 0)
 		return batch_main(argc - 1, argv + 1);
+	if (strcmp(cmd, "watch") == 0)
+		return watch_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "occupancy") == 0)
 		return occ_main(argc - 1, argv + 1);
 	if (strcmp(cmd, "devices") == 0) {

@@ -95,6 +95,87 @@ START_TEST(solved_starters_do_not_reach_the_tests)
 }
 END_TEST
 
+/* ---- clgrade watch (make watch) --------------------------------------------------------------- */
+
+static int count(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+/* Wait until the file at path holds `want` times the string what; its text (to free), or
+ * NULL after limit seconds. */
+static char *wait_for(const char *path, const char *what, int want, int limit)
+{
+	for (int i = 0; i < limit * 10; i++) {
+		char *t = slurp(path);
+		if (t && count(t, what) >= want)
+			return t;
+		free(t);
+		usleep(100000);
+	}
+	return NULL;
+}
+
+/* Save a file the way editors do: write a new file, rename it into place. */
+static void save_as_editor(const char *from, const char *to)
+{
+	char tmp[600];
+	snprintf(tmp, sizeof tmp, "%s.swp", to);
+	ck_assert_int_eq(sh("cp %s %s", from, tmp), 0);
+	ck_assert_int_eq(rename(tmp, to), 0);
+}
+
+/* The student's loop: the first line names the watched file, the starter fails, a save of
+ * the fix re-grades once (a burst of writes is one re-grade), PASS, and Ctrl-C leaves with 0. */
+START_TEST(watch_regrades_on_save_until_pass)
+{
+	char dir[] = "/tmp/clgrade-watch-XXXXXX", kernel[300], out[300];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(kernel, sizeof kernel, "%s/matmul.cl", dir);
+	snprintf(out, sizeof out, "%s/out.txt", dir);
+	ck_assert_int_eq(sh("cp kernels/starter/01-naive-matmul.cl %s", kernel), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		setenv("NO_COLOR", "1", 1);
+		execl("build/clgrade", "clgrade", "watch", "1", kernel, "--no-analysis", "--seed", "1",
+		      (char *)NULL);
+		_exit(127);
+	}
+	char *t = wait_for(out, "verdict: FAIL", 1, 90);
+	ck_assert_msg(t != NULL, "no first report");
+	ck_assert_msg(strncmp(t, "watching ", 9) == 0 && strncmp(t + 9, kernel, strlen(kernel)) == 0,
+	              "first line: %.*s", (int)strcspn(t, "\n"), t);
+	free(t);
+	/* a burst: three quick writes, then the fix saved by rename, all within the debounce */
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(sh("cat kernels/starter/01-naive-matmul.cl > %s", kernel), 0);
+	save_as_editor("kernels/solutions/01-naive-matmul.cl", kernel);
+	t = wait_for(out, "verdict: PASS", 1, 90);
+	ck_assert_msg(t != NULL, "no PASS after the save");
+	free(t);
+	sleep(1);                                   /* no second re-grade for the same burst */
+	kill(pid, SIGINT);
+	int st;
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	t = slurp(out);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit %d\n%s", st, t);
+	ck_assert_msg(count(t, "verdict: ") == 2, "%d reports:\n%s", count(t, "verdict: "), t);
+	ck_assert_ptr_nonnull(strstr(t, "stopped watching"));
+	ck_assert_ptr_nonnull(strstr(t, "next: lesson 2"));
+	free(t);
+	/* a file that is not there is a usage error, not a silent wait */
+	ck_assert_int_eq(sh("build/clgrade watch 1 %s/none.cl > /dev/null 2>&1", dir), 2);
+	ck_assert_int_eq(sh("build/clgrade watch 99 > /dev/null 2>&1"), 2);
+	sh("rm -rf %s", dir);
+}
+END_TEST
+
 /* ---- lesson 4: a real trade-off ------------------------------------------------------------ */
 
 /* Choosing the largest TILE for the 1536-thread sm_86 fails tile_choice with the numbers; the
@@ -148,14 +229,15 @@ END_TEST
 static Suite *suite(void)
 {
 	Suite *s = suite_create("learner");
-	TCase *tests = tcase_create("tests"), *l4 = tcase_create("lesson4");
-	TCase *all[] = { tests, l4 };
-	for (int i = 0; i < 2; i++) {
+	TCase *tests = tcase_create("tests"), *l4 = tcase_create("lesson4"), *w = tcase_create("watch");
+	TCase *all[] = { tests, l4, w };
+	for (int i = 0; i < 3; i++) {
 		tcase_set_timeout(all[i], 120);
 		suite_add_tcase(s, all[i]);
 	}
 	tcase_add_test(tests, solved_starters_do_not_reach_the_tests);
 	tcase_add_test(l4, l4_largest_tile_for_sm86_fails_tile_choice);
+	tcase_add_test(w, watch_regrades_on_save_until_pass);
 	return s;
 }
 
