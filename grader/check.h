@@ -47,6 +47,7 @@ typedef struct check_tile {
 /* One local size of the local-size experiment (lesson 4: the naive kernel, any shape). */
 typedef struct check_local {
 	int lx, ly, timed;
+	int n;                    /* timed at N x N */
 	double ms;
 } check_local;
 

@@ -40,6 +40,7 @@ static void dev_info(cl_platform_id p, cl_device_id d, clrun_device *o)
 	clGetDeviceInfo(d, CL_DEVICE_LOCAL_MEM_TYPE, sizeof lt, &lt, NULL);
 	clGetDeviceInfo(d, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof o->max_wg, &o->max_wg, NULL);
 	clGetDeviceInfo(d, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof gm, &gm, NULL);
+	clGetDeviceInfo(d, CL_DEVICE_PROFILING_TIMER_RESOLUTION, sizeof o->timer_ns, &o->timer_ns, NULL);
 	strcpy(o->type, t & CL_DEVICE_TYPE_GPU ? "GPU" : t & CL_DEVICE_TYPE_CPU ? "CPU" :
 	       t & CL_DEVICE_TYPE_ACCELERATOR ? "ACCELERATOR" : "OTHER");
 	strcpy(o->local_type, lt == CL_LOCAL ? "local" : "global");
@@ -81,9 +82,16 @@ int clrun_list(void)
 	for (int i = 0; i < n; i++) {
 		clrun_device d;
 		dev_info(ps[i], ds[i], &d);
-		printf("[%d] %s / %s\n    type %s, %u compute units, local memory %llu KiB (%s), "
-		       "max work-group %zu, global memory %llu MiB\n    %s\n", i, d.platform, d.name,
-		       d.type, d.compute_units, d.local_mem >> 10, d.local_type, d.max_wg,
+		printf("[%d] %s / %s (%s)\n"
+		       "    compute units                 %u\n"
+		       "    local memory                  %llu bytes (%llu KiB), type %s%s\n"
+		       "    max work-group size           %zu work-items\n"
+		       "    profiling timer resolution    %zu ns\n"
+		       "    global memory                 %llu MiB\n"
+		       "    version                       %s\n", i, d.platform, d.name, d.type,
+		       d.compute_units, d.local_mem, d.local_mem >> 10, d.local_type,
+		       strcmp(d.local_type, "local") == 0 ? " (dedicated on-chip memory)" :
+		       " (emulated in global memory: no banks)", d.max_wg, d.timer_ns,
 		       d.global_mem >> 20, d.version);
 	}
 	return n;

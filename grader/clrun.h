@@ -20,6 +20,7 @@ typedef struct clrun_device {
 	char local_type[16];         /* "local" (dedicated) or "global" (emulated in RAM) */
 	size_t max_wg;
 	unsigned long long global_mem;
+	size_t timer_ns;             /* CL_DEVICE_PROFILING_TIMER_RESOLUTION */
 	char version[128];
 } clrun_device;
 
@@ -32,7 +33,8 @@ typedef struct clrun {
 } clrun;
 
 /* Print every platform/device with type, compute units, local memory size and type, max
- * work-group size.  Returns the number of devices; 0 with a message when there is none. */
+ * work-group size, profiling timer resolution (the host-side facts lesson 4 shows how to
+ * query).  Returns the number of devices; 0 with a message when there is none. */
 int clrun_list(void);
 
 /* Open a device: want = substring matched (case-insensitively) against "platform device

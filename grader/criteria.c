@@ -261,6 +261,16 @@ static void eval_memory(const check_opts *o, check_report *rep)
 	(void)o;
 }
 
+/* A data race between work-items of different work-groups (a barrier cannot order them)? */
+static int race_across_groups(const check_report *rep)
+{
+	cJSON *fs = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "findings") : NULL, *f;
+	cJSON_ArrayForEach(f, fs)
+		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "across_groups")))
+			return 1;
+	return 0;
+}
+
 /* Does every race finding name __global memory?  Such a race is between work-items that
  * write (or read and write) one element: an indexing problem no barrier can fix. */
 static int races_all_global(const check_report *rep)
@@ -284,8 +294,14 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 	check_crit *c = crit(rep, CRIT_RACE_FREE);
 	char found[500];
 	int fence = diag_global_only_fence(source);
-	if (analysis_findings(rep, "data_race", "barrier_divergence", found, sizeof found) &&
-	    races_all_global(rep))
+	int n = analysis_findings(rep, "data_race", "barrier_divergence", found, sizeof found);
+	if (n && race_across_groups(rep) && diag_has_barrier(source))
+		set(c, CRIT_FAIL, "work-groups cannot wait for each other inside one kernel: let each "
+		    "work-item read only what its own work-group wrote (share it through __local "
+		    "memory), or split the work into two kernel launches", "%s -- the racing "
+		    "work-items are in different work-groups, and a barrier only synchronises the "
+		    "work-items of one work-group", found);
+	else if (n && races_all_global(rep))
 		set(c, CRIT_FAIL, "make the store's index different for every work-item (each "
 		    "work-item computes and writes its own element: row from get_global_id(1), column "
 		    "from get_global_id(0)); a barrier cannot fix this, it orders only the work-items "

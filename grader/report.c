@@ -204,8 +204,8 @@ static void text_tiles(FILE *f, const check_report *rep)
 		        "  (not run on this device)");
 	}
 	if (ch->nlocals) {
-		fprintf(f, "  local-size experiment (lesson 1's naive kernel, which takes any local size; "
-		        "the tiled one needs TILE x TILE):\n   ");
+		fprintf(f, "  local-size experiment at N=%d (lesson 1's naive kernel, which takes any local "
+		        "size; the tiled one needs TILE x TILE):\n   ", ch->locals[0].n);
 		for (int i = 0; i < ch->nlocals; i++) {
 			const check_local *lc = &ch->locals[i];
 			if (lc->timed)
@@ -625,6 +625,7 @@ cJSON *report_json(const check_report *rep)
 			cJSON *o = cJSON_CreateObject();
 			cJSON_AddItemToObject(o, "local", size_pair(ch->locals[i].lx, ch->locals[i].ly));
 			cJSON_AddStringToObject(o, "kernel", rep->opts.l->baseline_kernel);
+			cJSON_AddItemToObject(o, "size", size_pair(ch->locals[i].n, ch->locals[i].n));
 			if (ch->locals[i].timed)
 				cJSON_AddNumberToObject(o, "kernel_ms", ch->locals[i].ms);
 			cJSON_AddItemToArray(ls, o);

@@ -775,6 +775,10 @@ trace_parse_message(const char *text, trace_finding *f)
 		}
 		nloc++;
 	}
+	/* "First entity: Global(..) Local(..) Group(x,y,z)" ... "Second entity: ... Group(..)" */
+	const char *g1 = strstr(text, " Group("), *g2 = g1 ? strstr(g1 + 1, " Group(") : NULL;
+	if (g1 && g2 && strcmp(f->kind, "data_race") == 0)
+		f->across_groups = strncmp(g1, g2, strcspn(g1, ")") + 1) != 0;
 	return 0;
 }
 
@@ -822,11 +826,13 @@ add_finding(trace *t, const trace_finding *f, int var)
 		if (!same_place(&g->f, f) || (g->var >= 0 && var >= 0 && g->var != var))
 			continue;
 		g->count++;
+		int across = g->f.across_groups | f->across_groups;
 		if (g->var < 0 && var >= 0) {   /* a later message names the variable */
 			g->var = var;
 			g->f = *f;
 			readable(t, f, var, g->message, sizeof g->message);
 		}
+		g->f.across_groups = across;
 		return;
 	}
 	if (t->nfindings == TRACE_MAX_FINDINGS) {
@@ -1099,6 +1105,7 @@ findings_json(const trace *t)
 		if (strcmp(g->f.kind, "data_race") == 0) {
 			cJSON_AddNumberToObject(o, "other_line", g->f.other_line);
 			cJSON_AddNumberToObject(o, "other_column", g->f.other_column);
+			cJSON_AddBoolToObject(o, "across_groups", g->f.across_groups);
 		}
 		add_name(o, "variable", var_name(t, g->var));
 		if (g->f.space)

@@ -58,6 +58,7 @@ typedef struct trace_finding {
 	trace_msg_type type;
 	int line, column;       /* first location named by the message, 0 when none */
 	int other_line, other_column; /* data races: the second entity's location */
+	int across_groups;      /* data races: the two entities are in different work-groups */
 	int has_address;        /* the first line names a memory address */
 	const char *space;      /* "local", "global", "constant", "private" (static), or NULL */
 	uint64_t address;

@@ -176,6 +176,73 @@ START_TEST(watch_regrades_on_save_until_pass)
 }
 END_TEST
 
+/* ---- the seeds' points: host-side device facts, barriers across work-groups ---------------- */
+
+/* `clgrade devices` prints what lesson 4's host code queries, with PoCL's real values. */
+START_TEST(devices_prints_the_host_side_facts)
+{
+	char out[] = "/tmp/clgrade-dev-XXXXXX";
+	int fd = mkstemp(out);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(sh("build/clgrade devices > %s 2>&1", out), 0);
+	char *t = slurp(out);
+	ck_assert_msg(strstr(t, "Portable Computing Language") && strstr(t, "compute units") &&
+	              strstr(t, "local memory") && strstr(t, "type global (emulated in global memory") &&
+	              strstr(t, "max work-group size") && strstr(t, "profiling timer resolution"),
+	              "%s", t);
+	/* the numbers are the device's: PoCL has at least one compute unit and a 1+ ns timer */
+	const char *cu = strstr(t, "compute units"), *tr = strstr(t, "profiling timer resolution");
+	ck_assert_int_ge(atoi(cu + strlen("compute units")), 1);
+	ck_assert_int_ge(atoi(tr + strlen("profiling timer resolution")), 1);
+	free(t);
+	unlink(out);
+}
+END_TEST
+
+/* Staging B in C and "waiting" with a barrier: a race between work-groups, named as such. */
+START_TEST(barrier_across_work_groups_fails_race_free_with_why)
+{
+	char json[] = "/tmp/clgrade-bx-XXXXXX", txt[64];
+	int fd = mkstemp(json);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(txt, sizeof txt, "%s.txt", json);
+	int rc = sh("NO_COLOR=1 build/clgrade check 1 " FX "l1_barrier_across_groups.cl --seed 1 "
+	            "--json %s > %s 2>&1", json, txt);
+	char *t = slurp(txt), *j = slurp(json);
+	cJSON *root = cJSON_Parse(j), *c, *race = NULL;
+	ck_assert_msg(rc == 1 && root, "exit %d\n%s", rc, t);
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "criteria"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), "race_free") == 0)
+			race = c;
+	ck_assert_ptr_nonnull(race);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(race, "status")), "fail");
+	const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(race, "message"));
+	ck_assert_msg(strstr(m, "different work-groups, and a barrier only synchronises the "
+	                     "work-items of one work-group"), "%s", m);
+	/* the finding says so in the JSON too */
+	int across = 0;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "diagnostics"))
+		across += cJSON_IsTrue(cJSON_GetObjectItem(c, "across_groups"));
+	ck_assert_int_gt(across, 0);
+	cJSON_Delete(root);
+	free(t);
+	free(j);
+	unlink(json);
+	unlink(txt);
+	/* a race inside one work-group is not blamed on work-groups */
+	rc = sh("NO_COLOR=1 build/clgrade check 2 " FX "l2_no_barrier2.cl --seed 1 --json %s > %s 2>&1",
+	        json, txt);
+	t = slurp(txt);
+	ck_assert_msg(rc == 1 && strstr(t, "✗ race_free") && !strstr(t, "different work-groups"),
+	              "%s", t);
+	free(t);
+	unlink(json);
+	unlink(txt);
+}
+END_TEST
+
 /* ---- lesson 4: a real trade-off ------------------------------------------------------------ */
 
 /* Choosing the largest TILE for the 1536-thread sm_86 fails tile_choice with the numbers; the
@@ -230,14 +297,17 @@ static Suite *suite(void)
 {
 	Suite *s = suite_create("learner");
 	TCase *tests = tcase_create("tests"), *l4 = tcase_create("lesson4"), *w = tcase_create("watch");
-	TCase *all[] = { tests, l4, w };
-	for (int i = 0; i < 3; i++) {
+	TCase *seeds = tcase_create("seeds");
+	TCase *all[] = { tests, l4, w, seeds };
+	for (int i = 0; i < 4; i++) {
 		tcase_set_timeout(all[i], 120);
 		suite_add_tcase(s, all[i]);
 	}
 	tcase_add_test(tests, solved_starters_do_not_reach_the_tests);
 	tcase_add_test(l4, l4_largest_tile_for_sm86_fails_tile_choice);
 	tcase_add_test(w, watch_regrades_on_save_until_pass);
+	tcase_add_test(seeds, devices_prints_the_host_side_facts);
+	tcase_add_test(seeds, barrier_across_work_groups_fails_race_free_with_why);
 	return s;
 }
 
