@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "hint.h"
+#include "report.h"
 
 /* ---- a README of our own ---- */
 
@@ -435,6 +436,57 @@ START_TEST(test_hints_never_quote_the_solution)
 }
 END_TEST
 
+/* Every line of text holds an even number of backticks: no `code span` is broken. */
+static void assert_spans_whole(const char *text)
+{
+	int ticks = 0;
+	for (const char *p = text; *p; p++) {
+		if (*p == '`')
+			ticks++;
+		if (*p == '\n') {
+			ck_assert_msg(ticks % 2 == 0, "a code span is broken across lines:\n%s", text);
+			ticks = 0;
+		}
+	}
+}
+
+/* Wrapping at 60 columns: hints and report lines break at blanks outside code spans, and a
+ * command longer than the line is kept whole (the line runs long instead). */
+START_TEST(test_wrapping_keeps_code_spans_whole)
+{
+	static const char *LONG = "the limiter is local_memory: check `build/clgrade occupancy "
+		"--profile nvidia-sm86 --work-group 256 --local-bytes 2048 --registers 32` and "
+		"then write `#define CHOSEN_LIMITER_SM86 warps` on its own line, outside comments";
+	setenv("COLUMNS", "60", 1);
+	char buf[4096];
+	FILE *f = fmemopen(buf, sizeof buf, "w");
+	hint_print_wrapped(f, LONG, 2);
+	fclose(f);
+	ck_assert_msg(strchr(strchr(buf, '\n') + 1, '\n') != NULL, "not wrapped: %s", buf);
+	assert_spans_whole(buf);
+	ck_assert_ptr_nonnull(strstr(buf, "`build/clgrade occupancy --profile nvidia-sm86 "
+	                                  "--work-group 256 --local-bytes 2048 --registers 32`"));
+
+	static check_report rep;
+	memset(&rep, 0, sizeof rep);
+	rep.opts.l = lesson_find("4");
+	rep.opts.kernel = "k.cl";
+	rep.exit_code = 1;
+	rep.ncrit = 1;
+	rep.crit[0].id = CRIT_TILE_CHOICE;
+	rep.crit[0].status = CRIT_FAIL;
+	snprintf(rep.crit[0].msg, sizeof rep.crit[0].msg, "%s", LONG);
+	snprintf(rep.crit[0].try_, sizeof rep.crit[0].try_, "%s", LONG);
+	char out[16384];
+	f = fmemopen(out, sizeof out, "w");
+	report_text(f, &rep);
+	fclose(f);
+	assert_spans_whole(out);
+	ck_assert_ptr_nonnull(strstr(out, "`build/clgrade occupancy --profile nvidia-sm86 "
+	                                  "--work-group 256 --local-bytes 2048 --registers 32`"));
+}
+END_TEST
+
 static Suite *hint_suite(void)
 {
 	Suite *s = suite_create("hint");
@@ -456,6 +508,7 @@ static Suite *hint_suite(void)
 	tcase_add_test(t, test_readme_counts);
 	tcase_add_test(t, test_readmes_hold_no_hints);
 	tcase_add_test(t, test_hints_never_quote_the_solution);
+	tcase_add_test(t, test_wrapping_keeps_code_spans_whole);
 	suite_add_tcase(s, t);
 	return s;
 }
