@@ -255,7 +255,7 @@ START_TEST(l4_largest_tile_for_sm86_fails_tile_choice)
 	close(fd);
 	snprintf(txt, sizeof txt, "%s.txt", json);
 	int rc = sh("NO_COLOR=1 COLUMNS=200 build/clgrade check 4 " FX "l4_largest_tile.cl --seed 1 "
-	            "--no-analysis --json %s > %s 2>&1", json, txt);
+	            "--no-analysis --timeout 60 --json %s > %s 2>&1", json, txt);
 	char *t = slurp(txt), *j = slurp(json);
 	cJSON *root = cJSON_Parse(j);
 	ck_assert_msg(rc == 1 && root, "exit %d\n%s", rc, t);
