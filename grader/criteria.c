@@ -272,41 +272,52 @@ static int race_across_groups(const check_report *rep)
 }
 
 /* Does every race finding name __global memory?  Such a race is between work-items that
- * write (or read and write) one element: an indexing problem no barrier can fix. */
+ * write (or read and write) one element: an indexing problem no barrier can fix.  0: no;
+ * 1: yes, all write-write; 2: yes, some read-write. */
 static int races_all_global(const check_report *rep)
 {
 	cJSON *fs = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "findings") : NULL, *f;
-	int n = 0;
+	int n = 0, rw = 0;
 	cJSON_ArrayForEach(f, fs) {
 		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
 		const char *space = cJSON_GetStringValue(cJSON_GetObjectItem(f, "space"));
+		const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
 		if (!kind || (strcmp(kind, "data_race") && strcmp(kind, "barrier_divergence")))
 			continue;
 		if (strcmp(kind, "data_race") || !space || strcmp(space, "global"))
 			return 0;
+		rw += m && strstr(m, "Read-write") != NULL;
 		n++;
 	}
-	return n > 0;
+	return n == 0 ? 0 : rw ? 2 : 1;
 }
 
 static void eval_races(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_RACE_FREE);
 	char found[500];
-	int fence = diag_global_only_fence(source);
+	int fence = diag_global_only_fence(source), global = 0;
+	char var[64] = "__global memory";
 	int n = analysis_findings(rep, "data_race", "barrier_divergence", found, sizeof found);
+	if (n)
+		global = races_all_global(rep);
+	const char *named = strstr(found, " of '");   /* Oclgrind names the buffer */
+	if (named)
+		snprintf(var, sizeof var, "%.*s", (int)strcspn(named + 5, "'"), named + 5);
 	if (n && race_across_groups(rep) && diag_has_barrier(source))
 		set(c, CRIT_FAIL, "work-groups cannot wait for each other inside one kernel: let each "
 		    "work-item read only what its own work-group wrote (share it through __local "
 		    "memory), or split the work into two kernel launches", "%s -- the racing "
 		    "work-items are in different work-groups, and a barrier only synchronises the "
 		    "work-items of one work-group", found);
-	else if (n && races_all_global(rep))
+	else if (global)
 		set(c, CRIT_FAIL, "make the store's index different for every work-item (each "
 		    "work-item computes and writes its own element: row from get_global_id(1), column "
-		    "from get_global_id(0)); a barrier cannot fix this, it orders only the work-items "
-		    "of one group", "two work-items write one element of %s (an indexing problem, not "
-		    "a missing barrier): %s", o->l->kind->args[o->l->kind->n_inputs], found);
+		    "from get_global_id(0)), and read no element another work-item writes; a barrier "
+		    "cannot fix this, it orders only the work-items of one group", "%s %s%s (an indexing "
+		    "problem, not a missing barrier): %s", global == 1 ? "two work-items write one "
+		    "element of" : "a work-item reads an element of", var, global == 1 ? "" :
+		    " that another writes", found);
 	else if (found[0] && fence)
 		set(c, CRIT_FAIL, "use barrier(CLK_LOCAL_MEM_FENCE) (or both flags) wherever the "
 		    "work-items share a __local tile", "%s:%d: barrier(CLK_GLOBAL_MEM_FENCE) orders "
