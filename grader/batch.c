@@ -484,77 +484,98 @@ static pid_t start_worker(const batch *b, const submission *s)
 	return pid;
 }
 
+/* This shard's entries into todo, those with an up-to-date report noted as kept; returns how
+ * many are left to grade (the first ones of todo), or -1 when out of memory. */
+static int plan(const batch *b, progress *p, int *todo)
+{
+	int n = 0, left = 0, kept = 0;
+	for (int i = 0; i < b->n; i++)
+		if (i % b->nshards == b->shard)
+			todo[n++] = i;
+	char *fresh = calloc(n + 1, 1);
+	if (!fresh)
+		return -1;
+	for (int k = 0; k < n; k++) {
+		cJSON *j = b->force ? NULL : current_report(b, &b->subs[todo[k]]);
+		fresh[k] = j && strcmp(verdict_of(j), "error") != 0;   /* error rows: look again */
+		kept += fresh[k];
+		cJSON_Delete(j);
+	}
+	p->total = n;
+	if (b->nshards > 1)
+		printf("shard %d/%d: %d of the %d entries of %s, %d to grade, %d at a time\n", b->shard,
+		       b->nshards, n, b->n, b->dir, n - kept, b->jobs);
+	else
+		printf("%d entries in %s, %d to grade, %d at a time\n", b->n, b->dir, n - kept, b->jobs);
+	for (int k = 0; k < n; k++) {
+		if (fresh[k])
+			progress_note(p, b, &b->subs[todo[k]], 1);
+		else
+			todo[left++] = todo[k];
+	}
+	free(fresh);
+	return left;
+}
+
+/* One worker has ended: a worker that died without its exit code leaves an error report. */
+static void reap(const batch *b, progress *p, const submission *s, int st)
+{
+	if (!WIFEXITED(st) || WEXITSTATUS(st) > 2) {
+		char why[200];
+		snprintf(why, sizeof why, "the grader's process for it ended abnormally (%s): a grader "
+		         "failure, not the student's", WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) :
+		         "exit status out of range");
+		write_report(b, s, error_report(b, why));
+	}
+	progress_note(p, b, s, 0);
+}
+
 /* Grade the entries of this shard, b->jobs at a time.  Returns the number of error rows. */
 static int grade_all(const batch *b)
 {
 	progress p = { .tty = isatty(1), .t0 = now_s() };
-	int *todo = malloc((b->n + 1) * sizeof *todo), ntodo = 0, next = 0, running = 0;
+	int *todo = malloc((b->n + 1) * sizeof *todo), *slot = calloc(b->jobs, sizeof *slot);
 	pid_t *pid = calloc(b->jobs, sizeof *pid);
-	int *slot_of = calloc(b->jobs, sizeof *slot_of);
-	if (!todo || !pid || !slot_of) {
-		free(todo), free(pid), free(slot_of);
+	int ntodo = todo && slot && pid ? plan(b, &p, todo) : -1, next = 0, running = 0;
+	if (ntodo < 0) {
+		free(todo), free(pid), free(slot);
 		return -1;
 	}
-	for (int i = 0; i < b->n; i++)
-		if (i % b->nshards == b->shard)
-			todo[ntodo++] = i;
-	p.total = ntodo;
-	/* reports that are up to date are kept without a worker */
-	int kept = 0;
-	for (int k = 0; k < ntodo; k++) {
-		const submission *s = &b->subs[todo[k]];
-		cJSON *j = b->force ? NULL : current_report(b, s);
-		int fresh = j && strcmp(verdict_of(j), "error") != 0;
-		cJSON_Delete(j);
-		if (fresh) {
-			progress_note(&p, b, s, 1);
-			kept++;
-		} else
-			todo[next++] = todo[k];
-	}
-	ntodo = next, next = 0;
 	progress_draw(&p);
 	while (next < ntodo || running) {
-		for (int w = 0; w < b->jobs && next < ntodo; w++)
-			if (!pid[w]) {
-				pid[w] = start_worker(b, &b->subs[todo[next]]);
-				slot_of[w] = todo[next++];
-				if (pid[w] < 0) {              /* no process: this entry is a grader error */
-					pid[w] = 0;
-					write_report(b, &b->subs[slot_of[w]], error_report(b, "the grader could "
-					             "not start a process for it (out of processes?)"));
-					progress_note(&p, b, &b->subs[slot_of[w]], 0);
-				} else
-					running++;
-			}
+		for (int w = 0; w < b->jobs && next < ntodo; w++) {
+			if (pid[w])
+				continue;
+			slot[w] = todo[next++];
+			pid[w] = start_worker(b, &b->subs[slot[w]]);
+			if (pid[w] < 0) {                 /* no process: this entry is a grader error */
+				pid[w] = 0;
+				write_report(b, &b->subs[slot[w]], error_report(b, "the grader could not "
+				             "start a process for it (out of processes?)"));
+				progress_note(&p, b, &b->subs[slot[w]], 0);
+			} else
+				running++;
+		}
 		int st;
 		pid_t done = waitpid(-1, &st, WNOHANG);
 		if (done <= 0) {
 			if (p.tty && now_s() - p.drawn >= 1)
-				progress_draw(&p);
+				progress_draw(&p);       /* the clock moves on between finishes */
 			usleep(50000);
 			continue;
 		}
 		for (int w = 0; w < b->jobs; w++)
 			if (pid[w] == done) {
-				const submission *s = &b->subs[slot_of[w]];
-				if (!WIFEXITED(st) || WEXITSTATUS(st) > 2) {
-					char why[200];
-					snprintf(why, sizeof why, "the grader's process for it ended abnormally "
-					         "(%s): a grader failure, not the student's", WIFSIGNALED(st) ?
-					         strsignal(WTERMSIG(st)) : "exit status out of range");
-					write_report(b, s, error_report(b, why));
-				}
 				pid[w] = 0;
 				running--;
-				progress_note(&p, b, s, 0);
+				reap(b, &p, &b->subs[slot[w]], st);
 			}
 	}
 	if (p.shown)
 		printf("\r\033[K");
-	printf("%d entries: %d graded, %d unchanged (kept), %d errors\n", p.total, p.total - kept, kept,
-	       p.errors);
-	free(todo), free(pid), free(slot_of);
+	printf("%d entries: %d graded, %d unchanged (kept), %d errors\n", p.total, ntodo,
+	       p.total - ntodo, p.errors);
+	free(todo), free(pid), free(slot);
 	return p.errors;
 }
 
@@ -790,11 +811,8 @@ int batch_main(int argc, char **argv)
 	         (unsigned long long)b.o.seed, b.o.device ? b.o.device : "default", b.o.analysis,
 	         b.o.local_mem, b.o.timeout_s, b.o.mem_bytes, b.o.profile);
 	int errors = 0;
-	if (!b.merge) {
-		printf("grading %d entries of %s%s, %d at a time\n", b.n, b.dir, b.nshards > 1 ?
-		       " (this shard's share)" : "", b.jobs);
+	if (!b.merge)
 		errors = grade_all(&b);
-	}
 	if (b.nshards > 1) {       /* the tables are the merge's: no two shards write one file */
 		printf("shard %d/%d done -> %s; when every shard is, merge: clgrade batch %s %s --out %s "
 		       "--merge (with the same options)\n", b.shard, b.nshards, b.out, b.o.l->slug,

@@ -1,13 +1,17 @@
 #!/bin/sh
-# slurm-cluster.sh start|stop DIR — a one-node Slurm cluster on this machine, for the Slurm
+# slurm-cluster.sh start DIR CTLD_PORT SLURMD_PORT | stop DIR — a one-node Slurm cluster on
+# this machine, for the Slurm
 # test (tests/integration/test_slurm.c).  Needs root and the packages of `grader/deps.sh slurm`.
 # Everything lives under DIR: slurm.conf, state, logs, pid files and munge's socket, so it
 # touches no system configuration.  Commands find the cluster through SLURM_CONF=DIR/slurm.conf.
+# The two ports are the caller's (free ones): several clusters may run side by side.
 set -eu
-verb=${1:?usage: slurm-cluster.sh start|stop DIR}
-dir=${2:?usage: slurm-cluster.sh start|stop DIR}
+verb=${1:?usage: slurm-cluster.sh start DIR CTLD_PORT SLURMD_PORT | stop DIR}
+dir=${2:?usage: slurm-cluster.sh start DIR CTLD_PORT SLURMD_PORT | stop DIR}
 case "$verb" in
 start)
+	ctld_port=${3:?the slurmctld port}
+	slurmd_port=${4:?the slurmd port}
 	mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
 	chmod 755 "$dir"            # munged runs as munge and must reach its folder
 	chown munge:munge "$dir/munge"
@@ -22,8 +26,8 @@ SlurmdUser=root
 AuthType=auth/munge
 AuthInfo=socket=$dir/munge/munge.socket
 CredType=cred/munge
-SlurmctldPort=16817
-SlurmdPort=16818
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
 StateSaveLocation=$dir/state
 SlurmdSpoolDir=$dir/spool
 SlurmctldPidFile=$dir/slurmctld.pid
@@ -64,5 +68,5 @@ stop)
 	done
 	sleep 0.5 ;;
 *)
-	echo "usage: slurm-cluster.sh start|stop DIR" >&2; exit 2 ;;
+	echo "usage: slurm-cluster.sh start DIR CTLD_PORT SLURMD_PORT | stop DIR" >&2; exit 2 ;;
 esac

@@ -10,6 +10,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 #define SOL3 "kernels/solutions/03-transpose-padding.cl"
 #define FX   "tests/fixtures/"
@@ -56,6 +59,26 @@ static int count(const char *hay, const char *needle)
 	return n;
 }
 
+/* Two TCP ports nobody listens on now (the kernel's choice; both sockets open at once, so
+ * they differ); 0 on failure. */
+static void free_ports(int port[2])
+{
+	int fd[2] = { -1, -1 };
+	for (int i = 0; i < 2; i++) {
+		struct sockaddr_in a = { .sin_family = AF_INET,
+		                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+		socklen_t len = sizeof a;
+		port[i] = 0;
+		fd[i] = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd[i] >= 0 && bind(fd[i], (struct sockaddr *)&a, sizeof a) == 0 &&
+		    getsockname(fd[i], (struct sockaddr *)&a, &len) == 0)
+			port[i] = ntohs(a.sin_port);
+	}
+	for (int i = 0; i < 2; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+}
+
 /* The cluster lives for the whole test case, in the parent: it is stopped even when the test
  * fails. */
 static void cluster_up(void)
@@ -69,7 +92,14 @@ static void cluster_up(void)
 	char conf[300];
 	snprintf(conf, sizeof conf, "%s/cluster/slurm.conf", dir);
 	setenv("SLURM_CONF", conf, 1);
-	sh("sh tests/slurm-cluster.sh start %s/cluster > %s/cluster.log 2>&1");
+	/* ports of its own: other checkouts may run this test at the same time */
+	char cmd[512];
+	int port[2];
+	free_ports(port);
+	snprintf(cmd, sizeof cmd, "sh tests/slurm-cluster.sh start %s/cluster %d %d > %s/cluster.log "
+	         "2>&1", dir, port[0], port[1], dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "test_slurm: the cluster did not start (%s/cluster.log)\n", dir);
 }
 
 static void cluster_down(void)
@@ -98,7 +128,7 @@ START_TEST(array_and_merge_give_the_local_batch)
 	/* the local batch to compare with */
 	ck_assert_int_eq(sh("build/clgrade batch 3 %s/in --out %s/local -j 2 > %s/local.log 2>&1"), 2);
 	/* three shards into one shared folder, then the merge, all through Slurm */
-	sh("sbatch --wait --array=0-2 -o %s/task-%%a.log grader/slurm-batch.sh 3 %s/in %s/shared "
+	sh("timeout 150 sbatch --wait --array=0-2 -o %s/task-%%a.log grader/slurm-batch.sh 3 %s/in %s/shared "
 	   "> %s/sbatch.log 2>&1");
 	char *tasks = NULL;
 	ck_assert_int_eq(sh("cat %s/task-0.log %s/task-1.log %s/task-2.log > %s/tasks.log"), 0);
@@ -115,7 +145,7 @@ START_TEST(array_and_merge_give_the_local_batch)
 		              count(tasks, who[i]), tasks);
 	free(tasks);
 	ck_assert_ptr_null(file_in("shared/grades.csv"));           /* the tables are the merge's */
-	sh("sbatch --wait -o %s/merge.log grader/slurm-batch.sh --merge 3 %s/in %s/shared "
+	sh("timeout 60 sbatch --wait -o %s/merge.log grader/slurm-batch.sh --merge 3 %s/in %s/shared "
 	   "> /dev/null 2>&1");
 	char *local = file_in("local/grades.csv"), *merged = file_in("shared/grades.csv");
 	char *mlog = file_in("merge.log");
@@ -131,7 +161,7 @@ START_TEST(array_and_merge_give_the_local_batch)
 	ck_assert_msg(merged && strcmp(local, merged) == 0, "grades.json differ");
 	free(local), free(merged);
 	/* resubmitted, the array keeps every report that is up to date */
-	sh("sbatch --wait --array=0-2 -o %s/again-%%a.log grader/slurm-batch.sh 3 %s/in %s/shared "
+	sh("timeout 60 sbatch --wait --array=0-2 -o %s/again-%%a.log grader/slurm-batch.sh 3 %s/in %s/shared "
 	   "> /dev/null 2>&1");
 	ck_assert_int_eq(sh("cat %s/again-*.log > %s/again.log"), 0);
 	char *again = file_in("again.log");
