@@ -1,4 +1,5 @@
-/* diag.c — compiler-log rewriting and the #include policy (see diag.h). */
+/* diag.c — compiler-log rewriting, the #include policy, and diagnoses that name the real
+ * cause of a failure (see diag.h). */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -472,26 +473,21 @@ typedef int (*barrier_fn)(const char *flags, int line, void *arg);
 
 static int each_barrier(const char *source, barrier_fn fn, void *arg)
 {
+	/* work_group_barrier is the OpenCL 2.0 spelling of the same call */
+	static const char *names[] = { "barrier", "work_group_barrier" };
 	char *s = clean_source(source, 0);
 	int r = 0;
-	for (const char *p = s; s && !r && (p = find_word(s, p, "barrier")) != NULL; p++) {
-		const char *open = p + 7 + strspn(p + 7, " \t\n");
-		if (*open != '(')
-			continue;
-		size_t k = strcspn(open + 1, ")");
-		char flags[256];
-		snprintf(flags, sizeof flags, "%.*s", (int)(k < 255 ? k : 255), open + 1);
-		r = fn(flags, line_of(s, p), arg);
-	}
-	/* work_group_barrier is the OpenCL 2.0 spelling: the same call */
-	for (const char *p = s; s && !r && (p = find_word(s, p, "work_group_barrier")) != NULL; p++) {
-		const char *open = p + 18 + strspn(p + 18, " \t\n");
-		if (*open != '(')
-			continue;
-		size_t k = strcspn(open + 1, ")");
-		char flags[256];
-		snprintf(flags, sizeof flags, "%.*s", (int)(k < 255 ? k : 255), open + 1);
-		r = fn(flags, line_of(s, p), arg);
+	for (size_t i = 0; s && i < sizeof names / sizeof *names; i++) {
+		size_t len = strlen(names[i]);
+		for (const char *p = s; !r && (p = find_word(s, p, names[i])) != NULL; p++) {
+			const char *open = p + len + strspn(p + len, " \t\n");
+			if (*open != '(')
+				continue;
+			char flags[256];
+			size_t k = strcspn(open + 1, ")");
+			snprintf(flags, sizeof flags, "%.*s", (int)(k < 255 ? k : 255), open + 1);
+			r = fn(flags, line_of(s, p), arg);
+		}
 	}
 	free(s);
 	return r;

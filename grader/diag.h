@@ -4,7 +4,12 @@
  * tempfile_XXXX.cl; NVIDIA: "<kernel>"); diag_rewrite() puts them back on the student's file
  * with the source line and a caret.  An #include can read any file the grader can read, and
  * the compiler prints what it read into the log: diag_check_includes() refuses includes that
- * leave the lesson's own folder before the source reaches any compiler. */
+ * leave the lesson's own folder before the source reaches any compiler.
+ *
+ * The rest names the real cause of a failure from evidence the check gathered, so a student
+ * is not sent after the wrong bug: a link error in the runtime's own words, a parameter list
+ * that is not the lesson's, barriers and their fences as the source spells them, what the
+ * pattern of right and wrong sizes says, an output read before it is written. */
 #ifndef DIAG_H
 #define DIAG_H
 

@@ -454,6 +454,11 @@ START_TEST(signature_extra_local_pointers)
 	ck_assert_ptr_nonnull(strstr(msg, "the lesson passes (A, B, C, N); your kernel takes 6 "
 	                                  "arguments"));
 	ck_assert_ptr_nonnull(strstr(msg, "argument 5 (As) is a __local pointer"));
+	a[2] = arg("float*", "C", DIAG_ARG_LOCAL);   /* a __local pointer where C belongs */
+	ck_assert_int_eq(diag_signature(MM, 2, a, 4, msg, sizeof msg), -1);
+	ck_assert_ptr_nonnull(strstr(msg, "takes 4 arguments"));
+	ck_assert_ptr_nonnull(strstr(msg, "argument 3 (C) is a __local pointer, but the lesson "
+	                                  "passes a __global buffer there"));
 	ck_assert_int_eq(diag_signature(MM, 2, NULL, 6, msg, sizeof msg), -1);
 	ck_assert_ptr_nonnull(strstr(msg, "your kernel takes 6 arguments"));
 }
