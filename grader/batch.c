@@ -7,6 +7,7 @@
  * writes the class tables. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
@@ -253,15 +254,19 @@ static void unique_names(submission *v, int n)
 	qsort(v, n, sizeof *v, by_student);
 }
 
-/* Every entry of dir but "." and "..", one row each.  -1 when dir cannot be read. */
-static int discover(const lesson *l, const char *dir, sublist *subs)
+/* Every entry of dir but "." and "..", one row each, and but the batch's own output folder
+ * when it lies inside dir (own: its stat).  -1 when dir cannot be read. */
+static int discover(const lesson *l, const char *dir, const struct stat *own, sublist *subs)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return -1;
 	struct dirent *e;
+	struct stat st;
 	while ((e = readdir(d))) {
-		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 ||
+		    (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		     st.st_dev == own->st_dev && st.st_ino == own->st_ino))
 			continue;
 		if (subs->n == subs->cap) {
 			int cap = subs->cap ? 2 * subs->cap : 64;
@@ -795,14 +800,16 @@ int batch_main(int argc, char **argv)
 		b.jobs = cores;
 	share_threads(cores, b.jobs);
 	sublist list = { 0 };
-	b.n = discover(b.o.l, b.dir, &list);
-	b.subs = list.v;
+	struct stat own;
 	snprintf(gs, sizeof gs, "%s/gradescope", b.out);
-	if (b.n < 0 || (mkdir(b.out, 0755) && access(b.out, W_OK)) || (mkdir(gs, 0755) && access(gs, W_OK))) {
+	if (stat(b.dir, &own) != 0 || !S_ISDIR(own.st_mode) || access(b.dir, R_OK | X_OK) != 0 ||
+	    (mkdir(b.out, 0755) && access(b.out, W_OK)) || (mkdir(gs, 0755) && access(gs, W_OK)) ||
+	    stat(b.out, &own) != 0 || (b.n = discover(b.o.l, b.dir, &own, &list)) < 0) {
 		fprintf(stderr, "clgrade batch: cannot read %s or write %s\n", b.dir, b.out);
 		free(list.v);
 		return 2;
 	}
+	b.subs = list.v;
 	/* what a kept report must have been graded with: the grader itself and every option */
 	char self[17] = "";
 	batch_hash_file("/proc/self/exe", self);
