@@ -9,18 +9,21 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "diag.h"
 #include "localmem.h"
 #include "sandbox.h"
+#include "trace.h"
 
 typedef struct child_ctx {
 	const check_opts *o;
 	const char *source;
 	check_child *out;
-	const char *trace_out;    /* analysis: where the tracer writes its summary */
+	const check_report *rep;  /* analysis: the runs planned (rep->analyses) */
+	const char *trace_out;    /* analysis: the folder the tracer writes its summaries into */
 	int no_uninit;            /* analysis: leave Oclgrind's uninitialised-value checker off */
 	long declared;            /* __local bytes the kernel declares at the lesson's TILE (-1: ?) */
 	long declared_at[LESSON_MAX_TILES]; /* the same at each TILE of a sweep */
@@ -334,6 +337,9 @@ static void local_sweep(clrun *cl, const child_ctx *c)
 static void wait_for_analysis(check_child *r)
 {
 	stage(r, "waiting for the analysis to finish%.0d%.0d", 0, 0);
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	r->wait_began = t.tv_sec + t.tv_nsec * 1e-9;
 	while (!__atomic_load_n(&r->analysis_done, __ATOMIC_SEQ_CST))
 		usleep(2000);
 }
@@ -423,49 +429,77 @@ static void root_path(char *buf, size_t len, const char *rel)
 	snprintf(buf, len, "%s/%s", lesson_root(), rel);
 }
 
+/* The tracer's summary of analysis run i, in the analysis' private folder. */
+static void trace_file(const char *dir, int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/trace-%d.json", dir, i);
+}
+
+/* Every planned run on Oclgrind, one after another in this one child: each writes its own
+ * summary (CLTRACE_OUT) and names the problem's extent (CLTRACE_EXTENT: dimension 0 walks
+ * cols, dimension 1 rows) so that only work-groups wholly inside it are priced. */
 static int analysis_main(void *arg)
 {
 	const child_ctx *c = arg;
 	const check_opts *o = c->o;
-	char icd[4200], plugin[4200], err[256], opts[4200];
+	const check_report *rep = c->rep;
+	char icd[4200], plugin[4200], err[256], opts[4200], path[4300], extent[64];
 	root_path(icd, sizeof icd, OCLGRIND_ICD_DIR);
 	root_path(plugin, sizeof plugin, TRACER_PLUGIN);
 	setenv("OCL_ICD_VENDORS", icd, 1);
 	setenv("OCLGRIND_PLUGINS", plugin, 1);
-	setenv("OCLGRIND_DATA_RACES", "1", 1);
 	/* as roomy as the devices the check runs on: the device's own budget is judged there */
 	setenv("OCLGRIND_LOCAL_MEM_SIZE", "262144", 1);
 	setenv("OCLGRIND_MAX_WGSIZE", "4096", 1);
-	if (!c->no_uninit)
-		setenv("OCLGRIND_UNINITIALIZED", "1", 1);
-	setenv("CLTRACE_OUT", c->trace_out, 1);
 	clrun cl;
-	if (clrun_open(&cl, "Oclgrind", err, sizeof err) != 0) {
-		fprintf(stderr, "%s\n", err);
-		return 3;
-	}
-	build_options(o, o->l->tile, opts, sizeof opts);
-	cl_program prog;
 	char *log = malloc(65536);
-	cl_int e = clrun_build(&cl, c->source, opts, &prog, log, 65536);
+	int opened = -1;          /* the checkers of the open context: banks_only, or -1 */
+	for (int i = 0; i < rep->nanalyses; i++) {
+		const check_analysis_run *ar = &rep->analyses[i];
+		if (opened != ar->banks_only) {
+			/* Oclgrind reads its checkers' settings when a context is created */
+			if (opened >= 0)
+				clrun_close(&cl);
+			const char *on = ar->banks_only ? "0" : "1";
+			setenv("OCLGRIND_DATA_RACES", on, 1);
+			/* two work-items writing one element is a race even with the same value */
+			setenv("OCLGRIND_UNIFORM_WRITES", on, 1);
+			setenv("OCLGRIND_UNINITIALIZED", c->no_uninit ? "0" : on, 1);
+			if (clrun_open(&cl, "Oclgrind", err, sizeof err) != 0) {
+				fprintf(stderr, "%s\n", err);
+				return 3;
+			}
+			opened = ar->banks_only;
+		}
+		build_options(o, ar->tile, opts, sizeof opts);
+		cl_program prog;
+		cl_int e = clrun_build(&cl, c->source, opts, &prog, log ? log : (char[1]){0},
+		                       log ? 65536 : 1);
+		cl_kernel k = e == CL_SUCCESS ? clCreateKernel(prog, o->l->kernel, &e) : NULL;
+		if (!k)
+			return 4;
+		ref_problem p;
+		clrun_bufs b;
+		if (ref_setup(&p, o->l->kind, ar->rows, ar->cols, o->seed + 7 * i) != 0)
+			return 5;
+		trace_file(c->trace_out, i, path, sizeof path);
+		snprintf(extent, sizeof extent, "%d %d", ar->cols, ar->rows);
+		setenv("CLTRACE_OUT", path, 1);
+		setenv("CLTRACE_EXTENT", extent, 1);
+		e = clrun_upload(&cl, &p, &b, 0);
+		if (e == CL_SUCCESS)
+			e = clrun_launch(&cl, k, &b, ar->tile, NULL);
+		clFinish(cl.queue);
+		clrun_release(&b);
+		clReleaseKernel(k);
+		clReleaseProgram(prog);
+		ref_free(&p);
+		if (e != CL_SUCCESS)
+			return 6;
+	}
 	free(log);
-	cl_kernel k = e == CL_SUCCESS ? clCreateKernel(prog, o->l->kernel, &e) : NULL;
-	if (!k)
-		return 4;
-	ref_problem p;
-	clrun_bufs b;
-	if (ref_setup(&p, o->l->kind, o->l->kind->analysis_size.rows, o->l->kind->analysis_size.cols, o->seed) != 0)
-		return 5;
-	e = clrun_upload(&cl, &p, &b, 0);
-	if (e == CL_SUCCESS)
-		e = clrun_launch(&cl, k, &b, o->l->tile, NULL);
-	clFinish(cl.queue);
-	clrun_release(&b);
-	clReleaseKernel(k);
-	clReleaseProgram(prog);
 	clrun_close(&cl);
-	ref_free(&p);
-	return e == CL_SUCCESS ? 0 : 6;
+	return 0;
 }
 
 static cJSON *read_json(const char *path)
@@ -506,8 +540,31 @@ typedef struct analysis {
 	child_ctx c;
 	sandbox_child child;
 	sandbox_limits lim;
-	char dir[4096], out[4200], log[4200];
+	double t0, t1;            /* when it started and ended (CLOCK_MONOTONIC) */
+	int timed_out;            /* stopped by the time limit: the kernel's fault only if the
+	                             kernel also hangs outside Oclgrind (see check_lesson) */
+	char dir[4096], log[4200];
 } analysis;
+
+static double mono(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* The runs: the seeded edge size at the lesson's TILE; with a TILE sweep, the same size again
+ * at the TILE the student chose (bank conflicts depend on it). */
+static void analysis_plan(const check_opts *o, const char *source, check_report *rep)
+{
+	const lesson *l = o->l;
+	lesson_size s = lesson_analysis_size(l, o->seed);
+	rep->analyses[rep->nanalyses++] = (check_analysis_run){ s.rows, s.cols, l->tile, 0 };
+	int chosen = l->tiles[0] ? tile_chosen(source) : 0;
+	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i] && chosen != l->tile; i++)
+		if (l->tiles[i] == chosen)
+			rep->analyses[rep->nanalyses++] = (check_analysis_run){ s.rows, s.cols, chosen, 1 };
+}
 
 /* Start the analysis child, or say in rep->analysis_note why there is none. */
 static void analysis_start(const check_opts *o, const char *source, check_report *rep, analysis *a)
@@ -527,64 +584,113 @@ static void analysis_start(const check_opts *o, const char *source, check_report
 	                      !lib[0] || access(lib, R_OK) ? "the package oclgrind: `sudo make deps`" :
 	                      access(plugin, R_OK) ? "build/libcltrace.so: run `make`" : NULL;
 	if (missing) {
-		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind analysis unavailable "
-		         "(missing %s): races, out-of-bounds reads, uninitialised __local, bank conflicts "
-		         "and coalescing are not checked", missing);
+		rep->analysis_grader = 1;
+		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "missing %s", missing);
+		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the grader could not run the "
+		         "Oclgrind analysis (missing %s): races, out-of-bounds reads, uninitialised "
+		         "__local, bank conflicts and coalescing are not checked", missing);
 		return;
 	}
+	analysis_plan(o, source, rep);
 	/* a private folder: no other user can plant a link where the child writes */
 	const char *tmp = getenv("TMPDIR");
 	snprintf(a->dir, sizeof a->dir, "%s/clgrade-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(a->dir))
 		return;
-	snprintf(a->out, sizeof a->out, "%s/trace.json", a->dir);
 	snprintf(a->log, sizeof a->log, "%s/oclgrind.log", a->dir);
-	a->c = (child_ctx){ o, source, NULL, a->out, 0, -1, { 0 } };
+	a->c = (child_ctx){ o, source, NULL, rep, a->dir, 0, -1, { 0 } };
 	a->lim = (sandbox_limits){ o->timeout_s, o->mem_bytes, a->log };
+	a->t0 = mono();
 	a->running = sandbox_spawn(analysis_main, &a->c, &a->lim, &a->child) == 0;
 }
 
-/* Wait for the analysis and read its summary into rep->analysis; returns the seconds waited. */
-static double analysis_finish(check_report *rep, analysis *a)
+/* The summaries of every run, merged; NULL when the first is missing.  *all: every run
+ * wrote one. */
+static cJSON *read_traces(const analysis *a, int n, int *all)
+{
+	cJSON *merged = NULL;
+	char path[4300];
+	*all = 1;
+	for (int i = 0; i < n; i++) {
+		trace_file(a->dir, i, path, sizeof path);
+		cJSON *run = read_json(path);
+		*all = *all && run;
+		if (run && !merged)
+			merged = trace_merge_first(run);
+		else if (run)
+			trace_merge(merged, run);
+		cJSON_Delete(run);
+		unlink(path);
+	}
+	return merged;
+}
+
+/* Did the child's log say it ran out of memory? */
+static int log_says_oom(const char *path)
+{
+	char buf[8192];
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	return strstr(buf, "bad_alloc") || strstr(buf, "out of memory") ||
+	       strstr(buf, "Cannot allocate memory");
+}
+
+/* Wait for the analysis and read its summaries into rep->analysis. */
+static void analysis_finish(check_report *rep, analysis *a)
 {
 	if (!a->running)
-		return 0;
+		return;
 	sandbox_status st;
 	sandbox_wait(&a->child, &st);
-	double waited = st.wall_s;
-	rep->analysis = read_json(a->out);
-	if (internal_error(rep->analysis, "Uninitialized")) {
+	int all;
+	rep->analysis = read_traces(a, rep->nanalyses, &all);
+	double left = a->lim.timeout_s - (mono() - a->t0);
+	if (internal_error(rep->analysis, "Uninitialized") && left > 0) {
 		/* Oclgrind 21.10's uninitialised-value checker aborts on some kernels: run again
-		 * without it rather than lose races, bounds and banks too */
+		 * without it, within what is left of the analysis' own time limit, rather than
+		 * lose races, bounds and banks too */
 		cJSON_Delete(rep->analysis);
 		a->c.no_uninit = 1;
+		a->lim.timeout_s = left;
 		sandbox_run(analysis_main, &a->c, &a->lim, &st);
-		rep->analysis = read_json(a->out);
+		rep->analysis = read_traces(a, rep->nanalyses, &all);
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind's uninitialised-value "
 		         "checker failed on this kernel (an Oclgrind limitation), so reads of "
 		         "uninitialised memory were not checked");
 	}
-	/* Oclgrind is here and ran: a kernel it could not run through is a finding, or a kernel
-	 * would only have to break Oclgrind to skip every check that needs it */
-	static const char *why[] = { [4] = "it does not build under Oclgrind",
-	                             [5] = "out of memory", [6] = "its launch failed under Oclgrind" };
+	a->t1 = mono();
+	rep->analysis_s = a->t1 - a->t0;
 	cJSON *complete = cJSON_GetObjectItem(rep->analysis, "complete");
 	int exited = st.end == SANDBOX_EXITED;
-	if (!rep->analysis || !exited || st.code != 0 || cJSON_IsFalse(complete)) {
+	if (st.end == SANDBOX_TIMEOUT)
+		a->timed_out = 1;
+	/* The grader's own failures: Oclgrind would not open, memory ran out (the host's or the
+	 * --memory limit's), or its time limit (judged in check_lesson) */
+	if ((exited && (st.code == 3 || st.code == 5)) || (!exited && log_says_oom(a->log))) {
+		rep->analysis_grader = 1;
+		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "%s",
+		         exited && st.code == 3 ? "Oclgrind would not start" :
+		         "it ran out of memory (raise --memory)");
+	} else if (!rep->analysis || !all || !exited || st.code != 0 || cJSON_IsFalse(complete)) {
+		/* Oclgrind is here and ran: a kernel it could not run through is a finding, or a
+		 * kernel would only have to break Oclgrind to skip every check that needs it */
+		static const char *why[] = { [4] = "it does not build under Oclgrind",
+		                             [6] = "its launch failed under Oclgrind" };
 		rep->analysis_failed = 1;
 		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "%s",
-		         exited && st.code >= 4 && st.code <= 6 && why[st.code] ? why[st.code] :
+		         exited && (st.code == 4 || st.code == 6) ? why[st.code] :
 		         st.end == SANDBOX_TIMEOUT ? "it did not finish under Oclgrind within the time limit"
 		         : !exited ? st.what : "Oclgrind stopped before the kernel's end");
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis could "
 		         "not run the kernel through (%s): races, out-of-bounds reads and bank conflicts "
 		         "are failed, not passed", rep->analysis_failure);
 	}
-	unlink(a->out);
 	unlink(a->log);
 	rmdir(a->dir);
 	a->running = 0;
-	return waited;
 }
 
 /* ---- orchestration -------------------------------------------------------------------- */
@@ -664,7 +770,9 @@ static void declared_bytes(const check_opts *o, const char *source, child_ctx *c
 static void local_from_analysis(check_report *rep)
 {
 	check_child *ch = &rep->child;
-	cJSON *lb = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "local_bytes") : NULL;
+	/* the first run's: the lesson's TILE (a later run may be at the chosen TILE) */
+	cJSON *run0 = cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0);
+	cJSON *lb = run0 ? cJSON_GetObjectItem(run0, "local_bytes") : NULL;
 	if (!ch->kernel_found || !cJSON_IsNumber(lb))
 		return;
 	rep->local_analysis = (long)lb->valuedouble;
@@ -694,7 +802,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 			free(source);
 			return rep->exit_code = 2;
 		}
-		child_ctx c = { o, source, shared, NULL, 0, -1, { 0 } };
+		child_ctx c = { o, source, shared, NULL, NULL, 0, -1, { 0 } };
 		declared_bytes(o, source, &c);
 		sandbox_limits lim = { o->timeout_s, 0, NULL };  /* memory: see child_main */
 		sandbox_child main_child;
@@ -717,9 +825,17 @@ int check_lesson(const check_opts *o, check_report *rep)
 			free(source);
 			return rep->exit_code = 2;
 		}
-		double waited = analysis_finish(rep, &an);
+		analysis_finish(rep, &an);
 		__atomic_store_n(&shared->analysis_done, 1, __ATOMIC_SEQ_CST);
-		main_child.lim.timeout_s += waited;   /* its clock stood still while it waited */
+		/* Its clock stood still while it waited for the analysis: that wait (at most the
+		 * analysis' own time, whatever the child's page says) is added to its limit, so a
+		 * kernel that hangs is stopped at --timeout, and a slow analysis never fails one
+		 * that runs fine */
+		double began = shared->wait_began;
+		if (an.t1 > 0 && began > 0) {
+			double waited = an.t1 - (began > main_child.t0 ? began : main_child.t0);
+			main_child.lim.timeout_s += waited > 0 ? waited : 0;
+		}
 		sandbox_wait(&main_child, &st);
 		rep->child = *shared;
 		sandbox_unshare(shared, sizeof *shared);
@@ -729,6 +845,20 @@ int check_lesson(const check_opts *o, check_report *rep)
 			rep->child_crashed = st.end != SANDBOX_TIMEOUT;
 			rep->child_timed_out = st.end == SANDBOX_TIMEOUT;
 			snprintf(rep->run_end, sizeof rep->run_end, "%s while %s", st.what, rep->child.stage);
+		}
+		if (an.timed_out && !rep->child_timed_out) {
+			/* the kernel runs fine on the device: the analysis' limit is the grader's */
+			rep->analysis_failed = 0;
+			rep->analysis_grader = 1;
+			snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "it did not finish "
+			         "under Oclgrind within the --timeout of %g s", o->timeout_s);
+		}
+		if (rep->analysis_grader && an.t0 > 0) {
+			cJSON_Delete(rep->analysis);
+			rep->analysis = NULL;
+			snprintf(rep->analysis_note, sizeof rep->analysis_note, "the grader could not "
+			         "finish the Oclgrind analysis: %s; races, out-of-bounds reads, bank "
+			         "conflicts and coalescing are not checked", rep->analysis_failure);
 		}
 		if (!rep->child.opened) {
 			snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
@@ -742,7 +872,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 		    rep->child.signature[0]) {
 			check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
 			rep->analysis_note[0] = '\0';
-			rep->analysis_failed = 0;
+			rep->analysis_failed = rep->analysis_grader = 0;
 		}
 	}
 	crit_eval(o, source, rep);

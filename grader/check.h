@@ -11,7 +11,12 @@
 #include "localmem.h"
 #include "ref.h"
 
-enum { CHECK_MAX_RUNS = 12 };
+enum { CHECK_MAX_RUNS = 12, CHECK_MAX_ANALYSES = 4 };
+
+/* One run of the Oclgrind analysis: a size (lesson_analysis_size) at a TILE.  A banks-only
+ * run (the student's chosen TILE in lesson 4) leaves Oclgrind's race and uninitialised-value
+ * checkers off, which halves its cost; out-of-bounds accesses are still found. */
+typedef struct check_analysis_run { int rows, cols, tile, banks_only; } check_analysis_run;
 
 typedef struct check_opts {
 	const lesson *l;
@@ -83,6 +88,7 @@ typedef struct check_child {
 	int nlocals;
 	check_local locals[CHECK_MAX_LOCALS];
 	int analysis_done;        /* set by the parent: the CPU is free for timing */
+	double wait_began;        /* CLOCK_MONOTONIC second the child began waiting for it; 0 = never */
 	int finished;
 } check_child;
 
@@ -103,13 +109,21 @@ typedef struct check_report {
 	check_child child;
 	char run_end[200];        /* how the child ended when it did not exit normally */
 	int child_crashed, child_timed_out;
-	cJSON *analysis;          /* the tracer's summary (trace.h schema), or NULL */
+	int nanalyses;            /* the analysis runs planned, in order (the default TILE first) */
+	check_analysis_run analyses[CHECK_MAX_ANALYSES];
+	cJSON *analysis;          /* the tracer's summaries of every run, merged (trace_merge), or NULL */
+	double analysis_s;        /* wall seconds the analysis took (all its runs) */
 	long local_analysis;      /* __local bytes Oclgrind allocated; -1 without an analysis */
 	char analysis_note[400];  /* why there is no analysis, or what it missed */
 	int analysis_failed;      /* Oclgrind ran but could not take the kernel through */
+	int analysis_grader;      /* the grader could not finish the analysis (Oclgrind would not
+	                             start, out of memory, its own time limit on a kernel that
+	                             runs fine): criteria that need it not_checked, exit 2 */
 	char analysis_failure[160];
 	int ncrit;
 	check_crit crit[CRIT_COUNT];
+	int grader_failed;        /* the grader could not finish its own work (a build killed by
+	                             --memory): exit 2, the criteria it left not_checked */
 	int verdict_pass;
 	int exit_code;            /* 0 pass, 1 fail, 2 the grader could not run */
 	char grader_error[400];
@@ -118,6 +132,9 @@ typedef struct check_report {
 /* Grade one kernel.  Fills rep (free with check_free); returns rep->exit_code. */
 int check_lesson(const check_opts *o, check_report *rep);
 void check_free(check_report *rep);
+
+/* The TILE a lesson-4 kernel records (#define CHOSEN_TILE_SM90 t), 0 when none (tilechoice.c). */
+int tile_chosen(const char *source);
 
 /* Criterion id of the first failing criterion, or NULL when it passed. */
 const char *check_first_failure(const check_report *rep);

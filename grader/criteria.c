@@ -73,6 +73,12 @@ static void eval_builds(const check_opts *o, check_report *rep)
 		    "%s", first[0] ? first : "the build failed");
 		if (!first[0])
 			snprintf(c->msg, sizeof c->msg, "the build failed (%s)", clrun_errstr(ch->build_err));
+	} else if (!ch->built && o->mem_bytes && rep->child_crashed) {
+		/* the compiler itself ran out of the address space --memory gives the child */
+		set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within its "
+		    "--memory limit of %zu MiB (the child %s): raise --memory", o->mem_bytes >> 20,
+		    rep->run_end);
+		rep->grader_failed = 1;
 	} else if (!ch->built)
 		set(c, CRIT_FAIL, "", "the grader's child %s", rep->run_end);
 	else if (!ch->kernel_found)
@@ -351,15 +357,15 @@ static int local_loads(const check_report *rep)
 	return n;
 }
 
-/* Global bytes loaded per work unit of the kind (per FLOP for matmul) in the analysis run,
- * or 0 without one. */
+/* Global bytes loaded per work unit of the kind (per FLOP for matmul) in the first analysis
+ * run (the lesson's TILE), or 0 without one. */
 static double bytes_per_unit(const check_report *rep)
 {
-	cJSON *gb = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "global_bytes") : NULL;
-	cJSON *ld = gb ? cJSON_GetObjectItem(gb, "loaded") : NULL;
+	cJSON *run = rep->analysis ? cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0) : NULL;
+	cJSON *ld = run ? cJSON_GetObjectItem(cJSON_GetObjectItem(run, "global_bytes"), "loaded") : NULL;
 	const kind *k = rep->opts.l->kind;
-	return cJSON_IsNumber(ld) ? ld->valuedouble / k->traffic_units(k->analysis_size.rows,
-	                                                              k->analysis_size.cols) : 0;
+	return cJSON_IsNumber(ld) ? ld->valuedouble / k->traffic_units(rep->analyses[0].rows,
+	                                                              rep->analyses[0].cols) : 0;
 }
 
 static void eval_local(const check_opts *o, check_report *rep)
@@ -480,6 +486,65 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 		    bp ? bp->label : o->profile, o->kernel, line);
 }
 
+/* A global load or store is coalesced when its 32-byte sectors per warp request are within
+ * this factor of its ideal (trace.c: the same bytes laid end to end).  2x leaves room for a
+ * warp split over two rows of a tile (TILE=16: two 64-byte runs); an access whose lanes
+ * stride over rows needs 32 sectors per request, 6-8x its ideal.  GUIDE.md "coalesced". */
+#define COALESCE_MARGIN 2.0
+
+/* The global site with the largest sectors/ideal ratio; *ratio = that ratio. */
+static cJSON *worst_global(const check_report *rep, double *ratio)
+{
+	cJSON *s, *worst = NULL, *sites = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "global_sites") : NULL;
+	*ratio = 0;
+	cJSON_ArrayForEach(s, sites) {
+		cJSON *sec = cJSON_GetObjectItem(s, "sectors"), *id = cJSON_GetObjectItem(s, "ideal_sectors");
+		if (!cJSON_IsNumber(sec) || !cJSON_IsNumber(id) || id->valuedouble <= 0)
+			continue;
+		double r = sec->valuedouble / id->valuedouble;
+		if (r > *ratio)
+			*ratio = r, worst = s;
+	}
+	return worst;
+}
+
+static void eval_coalesced(const check_opts *o, check_report *rep)
+{
+	check_crit *c = crit(rep, CRIT_COALESCED);
+	double ratio;
+	cJSON *w = worst_global(rep, &ratio);
+	if (rep->analysis_failed && ratio <= COALESCE_MARGIN) {
+		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
+		return;
+	}
+	if (!rep->analysis) {
+		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
+		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
+		return;
+	}
+	if (!w) {
+		set(c, CRIT_NOT_CHECKED, NULL, "no global access in a full interior warp to check");
+		return;
+	}
+	double req = cJSON_GetObjectItem(w, "requests")->valuedouble;
+	double spr = cJSON_GetObjectItem(w, "sectors")->valuedouble / req;
+	double ideal = cJSON_GetObjectItem(w, "ideal_sectors")->valuedouble / req;
+	const char *var = cJSON_GetStringValue(cJSON_GetObjectItem(w, "variable"));
+	const char *acc = cJSON_GetStringValue(cJSON_GetObjectItem(w, "access"));
+	int line = cJSON_GetObjectItem(w, "line")->valueint, col = cJSON_GetObjectItem(w, "column")->valueint;
+	if (ratio > COALESCE_MARGIN)
+		set(c, CRIT_FAIL, "make consecutive get_local_id(0) touch consecutive addresses in "
+		    "every global load and store: read a tile along rows, transpose it in __local "
+		    "memory, and write it along rows too", "%s:%d:%d: the %s %s %s needs %.1f sectors "
+		    "(32 bytes each) per warp request where %.1f would do (%.1fx; coalesced is within %.0fx): "
+		    "neighbouring work-items touch far-apart addresses", o->kernel, line, col,
+		    acc ? acc : "access", acc && strcmp(acc, "store") == 0 ? "to" : "of",
+		    var ? var : "?", spr, ideal, ratio, COALESCE_MARGIN);
+	else
+		set(c, CRIT_PASS, NULL, "every global load and store within %.0fx of its ideal sectors "
+		    "per warp request (worst: line %d, %.1f vs %.1f)", COALESCE_MARGIN, line, spr, ideal);
+}
+
 static void eval_speedup(const check_opts *o, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_SPEEDUP);
@@ -517,8 +582,7 @@ void tile_eval(const check_opts *o, const char *source, check_report *rep); /* t
 /* Mark what the environment, not the kernel, left unchecked: scores leave it out. */
 static void mark_env(const check_opts *o, check_report *rep)
 {
-	int no_oclgrind = !o->analysis ||
-	                  strncmp(rep->analysis_note, "Oclgrind analysis unavailable", 29) == 0;
+	int no_oclgrind = !o->analysis || rep->analysis_grader;
 	int gpu = strcmp(rep->child.dev.type, "GPU") == 0;
 	for (int i = 0; i < rep->ncrit; i++) {
 		check_crit *c = &rep->crit[i];
@@ -526,8 +590,10 @@ static void mark_env(const check_opts *o, check_report *rep)
 			continue;
 		if (c->id == CRIT_SPEEDUP)
 			c->env = (gpu ? o->l->speedup_gpu : o->l->speedup_cpu) <= 0;
+		else if (rep->grader_failed)
+			c->env = 1;
 		else if (c->id == CRIT_MEMORY_SAFE || c->id == CRIT_RACE_FREE || c->id == CRIT_CONFLICT_FREE ||
-		         c->id == CRIT_USES_LOCAL)
+		         c->id == CRIT_USES_LOCAL || c->id == CRIT_COALESCED)
 			c->env = no_oclgrind;
 	}
 }
@@ -549,6 +615,8 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 			eval_local(o, rep);
 		if (crit(rep, CRIT_CONFLICT_FREE))
 			eval_conflicts(o, rep);
+		if (crit(rep, CRIT_COALESCED))
+			eval_coalesced(o, rep);
 		if (crit(rep, CRIT_SPEEDUP))
 			eval_speedup(o, rep);
 		if (crit(rep, CRIT_TILE_CHOICE))
@@ -557,12 +625,24 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	int failed = 0;
 	for (int i = 0; i < rep->ncrit; i++) {
 		if (!built && rep->crit[i].id != CRIT_BUILDS)
-			set(&rep->crit[i], CRIT_NOT_CHECKED, NULL, "not checked: the kernel %s",
-			    rep->child.signature[0] ? "does not take the lesson's arguments" :
-			    "does not build");
+			set(&rep->crit[i], CRIT_NOT_CHECKED, NULL, "not checked: the %s",
+			    rep->grader_failed ? "grader could not build the kernel (see builds)" :
+			    rep->child.signature[0] ? "kernel does not take the lesson's arguments" :
+			    "kernel does not build");
 		failed += rep->crit[i].status == CRIT_FAIL;
 	}
 	mark_env(o, rep);
 	rep->verdict_pass = failed == 0;
 	rep->exit_code = failed ? 1 : 0;
+	/* The grader's own failure is never the student's: exit 2, so that batch grades the
+	 * row again on resume, whatever else was found */
+	if (rep->analysis_grader && built && o->analysis)
+		snprintf(rep->grader_error, sizeof rep->grader_error, "%s", rep->analysis_note);
+	if ((rep->analysis_grader && built && o->analysis) || rep->grader_failed) {
+		if (!rep->grader_error[0])
+			snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
+			         crit(rep, CRIT_BUILDS)->msg);
+		rep->verdict_pass = 0;
+		rep->exit_code = 2;
+	}
 }

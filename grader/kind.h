@@ -33,7 +33,10 @@ typedef struct kind {
 	                                        and sizes that are not multiples of TILE      */
 	lesson_size time_size;                /* timing size on a CPU (checked as well)        */
 	lesson_size time_size_gpu;            /* on a GPU: large enough to dwarf launch cost    */
-	lesson_size analysis_size;            /* the small size run under Oclgrind              */
+	lesson_size analysis_lo, analysis_hi; /* Oclgrind analysis sizes are drawn from the seed
+	                                         within [lo, hi] per dimension (never a TILE
+	                                         multiple: lesson_analysis_size); a square range
+	                                         draws square sizes                              */
 
 	/* ---- problem (CPU side, ref.c calls these) ---- */
 	/* Shape of a problem of rows x cols: set p->rows/cols, n_in, in_len[], in_name[],

@@ -115,7 +115,7 @@ const kind kind_matmul = {
 	.sizes = { {1, 1}, {17, 17}, {100, 100}, {256, 256} },
 	.time_size = {480, 480},
 	.time_size_gpu = {2048, 2048},
-	.analysis_size = {48, 48},
+	.analysis_lo = {33, 33}, .analysis_hi = {47, 47},
 	.args = { "A", "B", "C", "N", NULL },
 	.n_inputs = 2,
 	.shape = shape,

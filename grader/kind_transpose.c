@@ -78,7 +78,7 @@ const kind kind_transpose = {
 	.sizes = { {1, 1}, {100, 37}, {37, 100}, {64, 64}, {32, 96}, {33, 65} },
 	.time_size = {2000, 2000},
 	.time_size_gpu = {8192, 8192},
-	.analysis_size = {64, 96},
+	.analysis_lo = {33, 65}, .analysis_hi = {63, 95},
 	.args = { "in", "out", "rows", "cols", NULL },
 	.n_inputs = 1,
 	.shape = shape,

@@ -21,7 +21,8 @@ static const lesson lessons[] = {
 	{ 2, "02-tiled-matmul", "tiled matmul in __local memory", "matmul_tiled", &kind_matmul, 16,
 	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "matmul_naive.cl", "matmul_naive", 0, 1.10, {0} },
 	{ 3, "03-transpose-padding", "transpose with a padded tile", "transpose", &kind_transpose, 32,
-	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "transpose_naive.cl", "transpose_naive", 0, 2.0, {0} },
+	  CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP),
+	  "transpose_naive.cl", "transpose_naive", 0, 2.0, {0} },
 	{ 4, "04-tile-budget", "choosing TILE within the local-memory budget", "matmul_tiled", &kind_matmul, 16,
 	  CORE | LOCAL | CRIT_BIT(CRIT_TILE_CHOICE), "matmul_naive.cl", "matmul_naive", /* the
 	  baseline: lesson 4 times it at several local sizes (the local-size experiment) */
@@ -30,7 +31,7 @@ static const lesson lessons[] = {
 
 static const char *crit_ids[CRIT_COUNT] = {
 	"builds", "runs", "correct", "memory_safe", "race_free",
-	"uses_local_memory", "conflict_free", "speedup", "tile_choice",
+	"uses_local_memory", "conflict_free", "coalesced", "speedup", "tile_choice",
 };
 
 int lesson_count(void) { return (int)(sizeof lessons / sizeof lessons[0]); }
@@ -53,6 +54,46 @@ const lesson *lesson_find(const char *key)
 			return &lessons[i];
 	}
 	return NULL;
+}
+
+/* splitmix64: a well-mixed value from the seed. */
+static uint64_t mix(uint64_t x)
+{
+	x += UINT64_C(0x9E3779B97F4A7C15);
+	x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+	x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+	return x ^ (x >> 31);
+}
+
+static int tile_multiple(const lesson *l, int n)
+{
+	if (n % l->tile == 0)
+		return 1;
+	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++)
+		if (n % l->tiles[i] == 0)
+			return 1;
+	return 0;
+}
+
+/* A value in [lo, hi] that is no multiple of the lesson's TILEs (lo when there is none). */
+static int draw(const lesson *l, int lo, int hi, uint64_t r)
+{
+	int span = hi - lo + 1, start = span > 0 ? (int)(r % (uint64_t)span) : 0;
+	for (int i = 0; i < span; i++) {
+		int n = lo + (start + i) % span;
+		if (!tile_multiple(l, n))
+			return n;
+	}
+	return lo;
+}
+
+lesson_size lesson_analysis_size(const lesson *l, uint64_t seed)
+{
+	lesson_size lo = l->kind->analysis_lo, hi = l->kind->analysis_hi, s;
+	s.rows = draw(l, lo.rows, hi.rows, mix(seed));
+	s.cols = lo.rows == lo.cols && hi.rows == hi.cols ? s.rows
+	         : draw(l, lo.cols, hi.cols, mix(seed ^ UINT64_C(0x5DEECE66D)));
+	return s;
 }
 
 const char *lesson_crit_id(lesson_crit c)

@@ -9,11 +9,12 @@
 #define LESSON_H
 
 #include "kind.h"
+#include <stdint.h>
 
 /* The criteria, in report order.  Ids are stable (GUIDE.md, JSON report); a lesson lists those that apply. */
 typedef enum {
 	CRIT_BUILDS, CRIT_RUNS, CRIT_CORRECT, CRIT_MEMORY_SAFE, CRIT_RACE_FREE,
-	CRIT_USES_LOCAL, CRIT_CONFLICT_FREE, CRIT_SPEEDUP, CRIT_TILE_CHOICE, CRIT_COUNT
+	CRIT_USES_LOCAL, CRIT_CONFLICT_FREE, CRIT_COALESCED, CRIT_SPEEDUP, CRIT_TILE_CHOICE, CRIT_COUNT
 } lesson_crit;
 
 #define CRIT_BIT(c) (1u << (c))
@@ -40,6 +41,12 @@ int lesson_count(void);
 const lesson *lesson_at(int i);
 /* Lesson by number ("3"), zero-padded number ("03") or slug; NULL when none. */
 const lesson *lesson_find(const char *key);
+
+/* The size the Oclgrind analysis runs at for this seed: each dimension drawn within
+ * [analysis_lo, analysis_hi] and never a multiple of any TILE the lesson uses (its tile and
+ * its sweep), so edge work-items outside the problem exist in both dimensions; a square range
+ * (lo and hi both square) gives a square size. */
+lesson_size lesson_analysis_size(const lesson *l, uint64_t seed);
 
 /* Criterion id string ("memory_safe") and back (-1 when unknown). */
 const char *lesson_crit_id(lesson_crit c);

@@ -94,8 +94,8 @@ static void text_local(FILE *f, const check_report *rep)
 	if (cJSON_GetArraySize(sites) == 0)
 		return;
 	const char *prof = rep->opts.profile;
-	fprintf(f, "\n%s__local accesses%s (simulated under Oclgrind at %dx%d; bank model %s)\n",
-	        C_BOLD, C_END, rep->opts.l->kind->analysis_size.rows, rep->opts.l->kind->analysis_size.cols, prof);
+	fprintf(f, "\n%s__local accesses%s (simulated under Oclgrind; bank model %s; full "
+	        "interior warps only)\n", C_BOLD, C_END, prof);
 	fprintf(f, "  %-10s %-10s %-6s %7s %18s\n", "line:col", "variable", "access", "n-way",
 	        "wavefronts/ideal");
 	int wn = 0;
@@ -127,11 +127,28 @@ static void text_global(FILE *f, const check_report *rep)
 		        ival(s, "column"), sval(s, "variable"), sval(s, "access"), spr, ideal,
 		        spr > 2 * ideal ? "  <- uncoalesced: neighbouring work-items touch far-apart addresses" : "");
 	}
-	cJSON *gb = cJSON_GetObjectItem(rep->analysis, "global_bytes");
+	cJSON *gb = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0),
+	                                "global_bytes");
 	const kind *k = rep->opts.l->kind;
 	if (k->traffic_text && gb)
 		fprintf(f, k->traffic_text, dval(gb, "loaded") /
-		        k->traffic_units(k->analysis_size.rows, k->analysis_size.cols));
+		        k->traffic_units(rep->analyses[0].rows, rep->analyses[0].cols));
+}
+
+/* Where the Oclgrind analysis ran: sizes drawn from the seed, and each run's TILE. */
+static void text_analysis_sizes(FILE *f, const check_report *rep)
+{
+	const lesson *l = rep->opts.l;
+	if (!rep->nanalyses)
+		return;
+	fprintf(f, "\n%sanalysis%s under Oclgrind at", C_BOLD, C_END);
+	for (int i = 0; i < rep->nanalyses; i++)
+		fprintf(f, "%s %dx%d (TILE=%d)", i ? "," : "", rep->analyses[i].rows,
+		        rep->analyses[i].cols, rep->analyses[i].tile);
+	fprintf(f, "%s: drawn from seed %llu within %dx%d..%dx%d, never a multiple of TILE, "
+	        "so edge work-items exist%s\n", C_DIM, (unsigned long long)rep->opts.seed,
+	        l->kind->analysis_lo.rows, l->kind->analysis_lo.cols, l->kind->analysis_hi.rows,
+	        l->kind->analysis_hi.cols, C_END);
 }
 
 /* The kernel through one occupancy profile: its work-group, its local bytes, and its
@@ -281,7 +298,7 @@ void report_text(FILE *f, const check_report *rep)
 	const check_child *ch = &rep->child;
 	const lesson *l = rep->opts.l;
 	fprintf(f, "%sclgrade%s lesson %s -- %s\n", C_BOLD, C_END, l->slug, rep->opts.kernel);
-	if (rep->exit_code == 2) {
+	if (rep->exit_code == 2 && !rep->ncrit) {
 		fprintf(f, "%serror:%s %s\n", C_BAD, C_END, rep->grader_error);
 		return;
 	}
@@ -316,6 +333,7 @@ void report_text(FILE *f, const check_report *rep)
 			        work / ch->baseline_ms * 1e-6, unit);
 		fprintf(f, "; median of %d\n", ch->time_reps);
 	}
+	text_analysis_sizes(f, rep);
 	if (rep->analysis) {
 		text_local(f, rep);
 		text_global(f, rep);
@@ -331,6 +349,7 @@ void report_text(FILE *f, const check_report *rep)
 	for (int i = 0; i < rep->ncrit; i++)
 		failed += rep->crit[i].status == CRIT_FAIL, unchecked += rep->crit[i].status == CRIT_NOT_CHECKED;
 	fprintf(f, "\n%sverdict: %s%s%s", C_BOLD, rep->verdict_pass ? C_OK : C_BAD,
+	        rep->exit_code == 2 ? "NOT GRADED (the grader's own failure, exit 2)" :
 	        rep->verdict_pass ? "PASS" : "FAIL", C_END);
 	if (failed)
 		fprintf(f, " (%d of %d criteria failed, first: %s)", failed, rep->ncrit, first);
@@ -435,6 +454,23 @@ static void site_place(cJSON *o, cJSON *site)
 	cJSON_AddStringToObject(o, "access", sval(site, "access"));
 }
 
+static void json_analysis(cJSON *root, const check_report *rep)
+{
+	const lesson *l = rep->opts.l;
+	cJSON *a = cJSON_AddObjectToObject(root, "analysis"), *sizes = cJSON_AddArrayToObject(a, "sizes");
+	for (int i = 0; i < rep->nanalyses; i++) {
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddNumberToObject(o, "rows", rep->analyses[i].rows);
+		cJSON_AddNumberToObject(o, "cols", rep->analyses[i].cols);
+		cJSON_AddNumberToObject(o, "tile", rep->analyses[i].tile);
+		cJSON_AddItemToArray(sizes, o);
+	}
+	cJSON_AddItemToObject(a, "range_lo", size_pair(l->kind->analysis_lo.rows, l->kind->analysis_lo.cols));
+	cJSON_AddItemToObject(a, "range_hi", size_pair(l->kind->analysis_hi.rows, l->kind->analysis_hi.cols));
+	cJSON_AddNumberToObject(a, "seconds", rep->analysis_s);
+	cJSON_AddBoolToObject(a, "grader_failed", rep->analysis_grader);
+}
+
 static void json_memory(cJSON *root, const check_report *rep)
 {
 	cJSON *lm = cJSON_AddObjectToObject(root, "local_memory");
@@ -479,9 +515,10 @@ static void json_memory(cJSON *root, const check_report *rep)
 		cJSON_AddNumberToObject(o, "ideal", req ? dval(s, "ideal_sectors") / req : 0);
 		cJSON_AddItemToArray(gsites, o);
 	}
-	cJSON *gb = cJSON_GetObjectItem(rep->analysis, "global_bytes");
+	cJSON *gb = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0),
+	                                "global_bytes");
 	const kind *k = rep->opts.l->kind;
-	lesson_size as = k->analysis_size;
+	lesson_size as = { rep->analyses[0].rows, rep->analyses[0].cols };
 	cJSON_AddItemToObject(gm, "analysis_size", size_pair(as.rows, as.cols));
 	cJSON_AddNumberToObject(gm, "bytes_loaded", dval(gb, "loaded"));
 	cJSON_AddNumberToObject(gm, "bytes_stored", dval(gb, "stored"));
@@ -602,6 +639,7 @@ cJSON *report_json(const check_report *rep)
 		cJSON_AddStringToObject(root, "build_log", ch->build_log);
 	json_correctness(root, rep);
 	json_timing(root, rep);
+	json_analysis(root, rep);
 	json_memory(root, rep);
 	json_occupancy(root, rep);
 	json_diagnostics(root, rep);

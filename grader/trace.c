@@ -101,7 +101,8 @@ typedef struct worker {
 	size_t capscratch;
 
 	uint32_t group;
-	uint64_t groups_run, loaded, stored;
+	int priced;                     /* the current group is priced (trace_interior) */
+	uint64_t groups_run, groups_priced, loaded, stored;
 } worker;
 
 struct trace {
@@ -110,6 +111,7 @@ struct trace {
 
 	char kernel[256];
 	size_t local[3], groups[3];
+	uint64_t extent[2];             /* trace_interior; 0 = every group priced */
 	uint32_t nlanes;
 	int begun, ended;
 
@@ -179,7 +181,8 @@ worker_reset(worker *w)
 	w->countrows = 0;
 	w->nrecs = 0;
 	w->group = 0;
-	w->groups_run = w->loaded = w->stored = 0;
+	w->priced = 1;
+	w->groups_run = w->groups_priced = w->loaded = w->stored = 0;
 }
 
 static void
@@ -212,6 +215,7 @@ worker_of(trace *t)
 			oom();
 		w->owner = self;
 		w->last_site = -1;
+		w->priced = 1;
 		w->next = t->workers;
 		t->workers = w;
 	}
@@ -260,6 +264,7 @@ trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], const si
 		t->groups[d] = groups[d];
 	}
 	t->nlanes = (uint32_t)lane_count(local);
+	t->extent[0] = t->extent[1] = 0;
 	t->begun = 1;
 	t->ended = 0;
 	t->nvars = 0;
@@ -267,6 +272,23 @@ trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], const si
 	for (worker *w = t->workers; w != NULL; w = w->next)
 		worker_reset(w);
 	pthread_mutex_unlock(&t->lock);
+}
+
+void
+trace_interior(trace *t, uint64_t x_extent, uint64_t y_extent)
+{
+	t->extent[0] = x_extent;
+	t->extent[1] = y_extent;
+}
+
+/* Is linear group g wholly inside the extent? */
+static int
+interior(const trace *t, uint32_t g)
+{
+	if (t->extent[0] == 0 || t->groups[0] == 0 || t->groups[1] == 0)
+		return 1;
+	uint64_t gx = g % t->groups[0], gy = (g / t->groups[0]) % t->groups[1];
+	return (gx + 1) * t->local[0] <= t->extent[0] && (gy + 1) * t->local[1] <= t->extent[1];
 }
 
 /* --- variables ---------------------------------------------------------------------- */
@@ -538,7 +560,9 @@ last_sector(const rec *r)
 }
 
 /* __global: one request of up to 32 lanes.  Sectors: distinct 32-byte segments touched
- * (buffers taken as 256-byte aligned); ideal: distinct bytes touched / 32, rounded up. */
+ * (buffers taken as 256-byte aligned); ideal: the segments the same number of distinct bytes
+ * would span laid end to end from the lowest one, so a contiguous row that starts inside a
+ * segment (a matrix whose row length is no multiple of 8 floats) is ideal as it is. */
 static void
 price_global_request(worker *w, entry *e, const rec *r, size_t n)
 {
@@ -575,6 +599,7 @@ price_global_request(worker *w, entry *e, const rec *r, size_t n)
 		}
 	}
 	bytes += hi - lo;
+	bytes += s[0] % TRACE_SECTOR;          /* s[0]: the lowest byte touched */
 	e->requests++;
 	e->sectors += sectors;
 	e->ideal_sectors += (bytes + TRACE_SECTOR - 1) / TRACE_SECTOR;
@@ -631,6 +656,7 @@ trace_group_begin(trace *t, uint32_t group)
 	worker *w = worker_of(t);
 	flush(w, t->nlanes);
 	w->group = group;
+	w->priced = interior(t, group);
 }
 
 void
@@ -645,6 +671,7 @@ trace_group_end(trace *t)
 	worker *w = worker_of(t);
 	flush(w, t->nlanes);
 	w->groups_run++;
+	w->groups_priced += w->priced;
 }
 
 void
@@ -681,7 +708,7 @@ trace_record(trace *t, const trace_access *a)
 	e->bytes += a->size;
 	if (a->size > e->width)
 		e->width = a->size;
-	if (a->lane >= t->nlanes)
+	if (a->lane >= t->nlanes || !w->priced)
 		return;
 
 	uint32_t *k = &w->counts[(size_t)s * t->nlanes + a->lane];
@@ -1137,12 +1164,13 @@ cJSON *
 trace_summary(trace *t)
 {
 	cJSON *root = cJSON_CreateObject(), *gb = cJSON_CreateObject();
-	uint64_t local_bytes = 0, groups_run = 0, loaded = 0, stored = 0;
+	uint64_t local_bytes = 0, groups_run = 0, priced = 0, loaded = 0, stored = 0;
 
 	pthread_mutex_lock(&t->lock);
 	for (worker *w = t->workers; w != NULL; w = w->next) {
 		flush(w, t->nlanes);    /* a group that never ended */
 		groups_run += w->groups_run;
+		priced += w->groups_priced;
 		loaded += w->loaded;
 		stored += w->stored;
 	}
@@ -1153,6 +1181,7 @@ trace_summary(trace *t)
 	cJSON_AddItemToObject(root, "local_size", size3(t->local));
 	cJSON_AddItemToObject(root, "num_groups", size3(t->groups));
 	cJSON_AddNumberToObject(root, "groups_run", (double)groups_run);
+	cJSON_AddNumberToObject(root, "groups_priced", (double)priced);
 	cJSON_AddBoolToObject(root, "complete", t->ended);
 	cJSON_AddItemToObject(root, "profiles", profiles_json());
 	cJSON_AddItemToObject(root, "local_variables", variables_json(t, TRACE_LOCAL));
@@ -1216,4 +1245,193 @@ trace_finish(trace *t)
 	int rc = write_env(t);
 	t->begun = 0;
 	return rc;
+}
+
+/* --- merging the summaries of several runs ------------------------------------------ */
+
+static double
+jnum(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsNumber(v) ? v->valuedouble : 0;
+}
+
+static const char *
+jstr(const cJSON *o, const char *key)
+{
+	const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, key));
+	return s ? s : "";
+}
+
+/* Add n to o[key] (created when missing). */
+static void
+add_num(cJSON *o, const char *key, double n)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (cJSON_IsNumber(v))
+		cJSON_SetNumberValue(v, v->valuedouble + n);
+	else
+		cJSON_AddNumberToObject(o, key, n);
+}
+
+static void
+max_num(cJSON *o, const char *key, double n)
+{
+	if (n > jnum(o, key))
+		cJSON_ReplaceItemInObjectCaseSensitive(o, key, cJSON_CreateNumber(n));
+}
+
+static int
+same_keys(const cJSON *a, const cJSON *b, const char *const keys[])
+{
+	for (int i = 0; keys[i]; i++) {
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, keys[i]);
+		const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, keys[i]);
+		if (cJSON_IsNumber(x) || cJSON_IsNumber(y)) {
+			if (jnum(a, keys[i]) != jnum(b, keys[i]))
+				return 0;
+		} else if (strcmp(jstr(a, keys[i]), jstr(b, keys[i])) != 0) {
+			return 0;
+		}
+	}
+	return 1;
+}
+
+static cJSON *
+find_row(cJSON *list, const cJSON *row, const char *const keys[])
+{
+	cJSON *r;
+	cJSON_ArrayForEach(r, list)
+		if (same_keys(r, row, keys))
+			return r;
+	return NULL;
+}
+
+static void
+merge_site(cJSON *a, const cJSON *b)
+{
+	static const char *sums[] = { "instructions", "accesses", "requests", "sectors",
+	                              "ideal_sectors", "bytes" };
+	for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
+		if (cJSON_HasObjectItem(b, sums[i]))
+			add_num(a, sums[i], jnum(b, sums[i]));
+	max_num(a, "width", jnum(b, "width"));
+	cJSON *pa = cJSON_GetObjectItemCaseSensitive(a, "profiles"), *p;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(b, "profiles")) {
+		cJSON *q = cJSON_GetObjectItemCaseSensitive(pa, p->string);
+		if (q == NULL) {
+			cJSON_AddItemToObject(pa, p->string, cJSON_Duplicate(p, 1));
+			continue;
+		}
+		add_num(q, "instructions", jnum(p, "instructions"));
+		add_num(q, "wavefronts", jnum(p, "wavefronts"));
+		add_num(q, "ideal_wavefronts", jnum(p, "ideal_wavefronts"));
+		max_num(q, "n_way", jnum(p, "n_way"));
+	}
+	const cJSON *wb = cJSON_GetObjectItemCaseSensitive(b, "worst_lanes");
+	const cJSON *wa = cJSON_GetObjectItemCaseSensitive(a, "worst_lanes");
+	if (wb && (!wa || jnum(wb, "n_way") > jnum(wa, "n_way"))) {
+		if (wa)
+			cJSON_DeleteItemFromObjectCaseSensitive(a, "worst_lanes");
+		cJSON_AddItemToObject(a, "worst_lanes", cJSON_Duplicate(wb, 1));
+	}
+}
+
+/* The run's work-group width, written into each of its sites as "tile". */
+static void
+tag_tiles(cJSON *run)
+{
+	const cJSON *ls = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(run, "local_size"), 0);
+	double tile = cJSON_IsNumber(ls) ? ls->valuedouble : 0;
+	static const char *lists[] = { "local_sites", "global_sites" };
+	for (int l = 0; l < 2; l++) {
+		cJSON *s;
+		cJSON_ArrayForEach(s, cJSON_GetObjectItemCaseSensitive(run, lists[l]))
+			if (!cJSON_HasObjectItem(s, "tile"))
+				cJSON_AddNumberToObject(s, "tile", tile);
+	}
+}
+
+static cJSON *
+run_geometry(const cJSON *run)
+{
+	cJSON *o = cJSON_CreateObject();
+	static const char *keys[] = { "local_size", "num_groups", "groups_run", "groups_priced",
+	                              "complete", "global_bytes", "local_bytes" };
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(run, keys[i]);
+		if (v)
+			cJSON_AddItemToObject(o, keys[i], cJSON_Duplicate(v, 1));
+	}
+	return o;
+}
+
+cJSON *
+trace_merge_first(const cJSON *run)
+{
+	cJSON *m = cJSON_Duplicate(run, 1);
+	if (m == NULL)
+		oom();
+	tag_tiles(m);
+	cJSON *runs = cJSON_AddArrayToObject(m, "runs");
+	cJSON_AddItemToArray(runs, run_geometry(run));
+	return m;
+}
+
+void
+trace_merge(cJSON *into, const cJSON *run)
+{
+	static const char *site_keys[] = { "line", "column", "variable", "access", "tile", NULL };
+	static const char *finding_keys[] = { "kind", "line", "column", "other_line", "other_column",
+	                                      "variable", NULL };
+	static const char *lists[] = { "local_sites", "global_sites" };
+	cJSON *r = cJSON_Duplicate(run, 1), *x, *next;
+
+	if (r == NULL)
+		oom();
+	tag_tiles(r);
+	for (int l = 0; l < 2; l++) {
+		cJSON *dst = cJSON_GetObjectItemCaseSensitive(into, lists[l]);
+		for (x = cJSON_GetObjectItemCaseSensitive(r, lists[l]) ?
+		         cJSON_GetObjectItemCaseSensitive(r, lists[l])->child : NULL; x; x = next) {
+			next = x->next;
+			cJSON *same = find_row(dst, x, site_keys);
+			if (same)
+				merge_site(same, x);
+			else if (dst)
+				cJSON_AddItemToArray(dst, cJSON_Duplicate(x, 1));
+		}
+	}
+	cJSON *fdst = cJSON_GetObjectItemCaseSensitive(into, "findings");
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r, "findings")) {
+		cJSON *same = find_row(fdst, x, finding_keys);
+		if (same)
+			add_num(same, "count", jnum(x, "count"));
+		else if (fdst)
+			cJSON_AddItemToArray(fdst, cJSON_Duplicate(x, 1));
+	}
+	cJSON *vdst = cJSON_GetObjectItemCaseSensitive(into, "local_variables");
+	static const char *name_key[] = { "name", NULL };
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r, "local_variables")) {
+		cJSON *same = find_row(vdst, x, name_key);
+		if (same)
+			max_num(same, "bytes", jnum(x, "bytes"));
+		else if (vdst)
+			cJSON_AddItemToArray(vdst, cJSON_Duplicate(x, 1));
+	}
+	max_num(into, "local_bytes", jnum(r, "local_bytes"));
+	cJSON *gb = cJSON_GetObjectItemCaseSensitive(into, "global_bytes");
+	const cJSON *rb = cJSON_GetObjectItemCaseSensitive(r, "global_bytes");
+	add_num(gb, "loaded", jnum(rb, "loaded"));
+	add_num(gb, "stored", jnum(rb, "stored"));
+	static const char *sums[] = { "groups_run", "groups_priced", "messages", "findings_dropped" };
+	for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
+		add_num(into, sums[i], jnum(r, sums[i]));
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "complete")))
+		cJSON_ReplaceItemInObjectCaseSensitive(into, "complete", cJSON_CreateFalse());
+	cJSON *runs = cJSON_GetObjectItemCaseSensitive(into, "runs");
+	if (runs == NULL)
+		runs = cJSON_AddArrayToObject(into, "runs");
+	cJSON_AddItemToArray(runs, run_geometry(r));
+	cJSON_Delete(r);
 }

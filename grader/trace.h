@@ -74,6 +74,13 @@ void trace_free(trace *t);
  * are the work-group size and the number of work-groups per dimension. */
 void trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], const size_t groups[3]);
 
+/* Price only the work-groups wholly inside the problem: work-items x < x_extent (dimension
+ * 0) and y < y_extent (dimension 1).  Bank and coalescing figures then come from full
+ * interior warps only; findings and byte counts still come from every group, edge groups
+ * included.  0 (the default after trace_kernel_begin) prices every group.  The plugin takes
+ * the extent from $CLTRACE_EXTENT ("x y"). */
+void trace_interior(trace *t, uint64_t x_extent, uint64_t y_extent);
+
 /* A variable of the run: a __local variable or argument (base = its address in the
  * work-group's local memory) or a __global/__constant buffer argument (base = the
  * argument's pointer value).  Oclgrind names kernel-scope __local variables
@@ -98,6 +105,17 @@ int trace_parse_message(const char *text, trace_finding *f);
 
 /* The summary of the current run as a cJSON object (the caller deletes it). */
 struct cJSON *trace_summary(trace *t);
+
+/* Merge the summary of another run (run) into into, which starts as a copy of the first
+ * run's summary (see trace_merge_first).  Sites are rows per (line, column, variable,
+ * access, tile), tile being the run's work-group width: counts and figures add up, n_way
+ * and the worst warp keep the worse.  Findings are kept once per (kind, place, variable)
+ * with their counts added; byte counts, groups and messages add up; "complete" holds when
+ * every run completed; "runs" lists each run's work-group geometry. */
+void trace_merge(struct cJSON *into, const struct cJSON *run);
+
+/* A merged summary holding one run: a deep copy of run, its sites tagged with their tile. */
+struct cJSON *trace_merge_first(const struct cJSON *run);
 
 /* Write the summary to path; 0 or -1. */
 int trace_write(trace *t, const char *path);

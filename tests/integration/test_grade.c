@@ -308,8 +308,14 @@ START_TEST(l2_tiling_cuts_global_loads_by_tile)
 	graded t = grade("2", "kernels/solutions/02-tiled-matmul.cl", NULL);
 	double bn = num(cJSON_GetObjectItem(n.json, "global_memory"), "bytes_loaded_per_flop");
 	double bt = num(cJSON_GetObjectItem(t.json, "global_memory"), "bytes_loaded_per_flop");
+	/* at the edge size N (no multiple of 16), tiles load A and B once per column or row of
+	 * work-groups: 2 * 4 * N^2 * ceil(N/16) bytes for 2 N^3 FLOPs */
+	cJSON *sz = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(t.json, "analysis"), "sizes"), 0);
+	double N = num(sz, "rows"), want = 4.0 * ((int)N + 15) / 16 / N;
+	ck_assert_msg((int)N % 16 != 0, "analysis at %g, a multiple of TILE", N);
 	ck_assert_msg(bn > 3.99 && bn < 4.01, "naive loads %.3f B/FLOP", bn);
-	ck_assert_msg(bn / bt > 15.9 && bn / bt < 16.1, "ratio %.3f, expected TILE=16", bn / bt);
+	ck_assert_msg(bt > want * 0.999 && bt < want * 1.001, "tiled loads %.4f B/FLOP, expected %.4f",
+	              bt, want);
 	done(&n);
 	done(&t);
 }
@@ -323,7 +329,7 @@ START_TEST(l3_solution_passes_all_but_timing)
 	assert_all_but_speedup(&g);
 	cJSON *st = site(&g, "global_memory", "store", 0);
 	ck_assert_ptr_nonnull(st);
-	ck_assert_double_eq_tol(num(st, "sectors_per_request"), 4.0, 0.01);
+	ck_assert_double_eq_tol(num(st, "sectors_per_request"), num(st, "ideal"), 0.01);
 	done(&g);
 }
 END_TEST
@@ -359,7 +365,7 @@ START_TEST(l3_naive_store_is_uncoalesced)
 	cJSON *st = site(&g, "global_memory", "store", 0);
 	ck_assert_ptr_nonnull(st);
 	ck_assert_double_eq_tol(num(st, "sectors_per_request"), 32.0, 0.01);
-	ck_assert_double_eq_tol(num(st, "ideal"), 4.0, 0.01);
+	ck_assert(num(st, "ideal") >= 4.0 && num(st, "ideal") <= 5.0);  /* 128 B, maybe unaligned */
 	done(&g);
 }
 END_TEST
@@ -395,7 +401,7 @@ START_TEST(without_oclgrind_criteria_are_not_checked)
 	         "CLGRADE_ROOT=%s NO_COLOR=1 %s/build/clgrade check 3 " FX "l3_unpadded.cl --json "
 	         "%s/r.json > %s/out.txt 2>&1", dir, dir, dir, dir, dir, dir, dir, dir, dir);
 	int st = system(cmd);
-	ck_assert_int_eq(WEXITSTATUS(st), 0);       /* nothing it could check failed */
+	ck_assert_int_eq(WEXITSTATUS(st), 2);       /* the grader could not do its own work */
 	snprintf(json, sizeof json, "%s/r.json", dir);
 	char *j = slurp(json);
 	graded g = { 0, cJSON_Parse(j), NULL };
@@ -405,7 +411,7 @@ START_TEST(without_oclgrind_criteria_are_not_checked)
 	ck_assert_str_eq(status(&g, "race_free"), "not_checked");
 	ck_assert_str_eq(status(&g, "conflict_free"), "not_checked");
 	ck_assert_str_eq(status(&g, "memory_safe"), "not_checked");
-	ck_assert_ptr_nonnull(strstr(g.text, "Oclgrind analysis unavailable"));
+	ck_assert_ptr_nonnull(strstr(g.text, "the grader could not run the Oclgrind analysis"));
 	ck_assert_ptr_nonnull(strstr(g.text, "not checked"));
 	cJSON *note = cJSON_GetObjectItem(g.json, "analysis_note");
 	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(note), "libcltrace.so"));

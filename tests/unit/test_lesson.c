@@ -13,7 +13,7 @@
 
 static const char *ALL_IDS[CRIT_COUNT] = {
 	"builds", "runs", "correct", "memory_safe", "race_free",
-	"uses_local_memory", "conflict_free", "speedup", "tile_choice",
+	"uses_local_memory", "conflict_free", "coalesced", "speedup", "tile_choice",
 };
 
 static int has(const lesson *l, lesson_crit c)
@@ -173,7 +173,18 @@ START_TEST(test_sizes)
 		ck_assert_msg(one, "%s: no 1x1 size", l->slug);
 		ck_assert_msg(odd, "%s: no size that is not a multiple of TILE", l->slug);
 		ck_assert(l->kind->time_size.rows > 0 && l->kind->time_size.cols > 0);
-		ck_assert(l->kind->analysis_size.rows > 0 && l->kind->analysis_size.cols > 0);
+		/* analysis sizes: within the range, never a TILE multiple, and they vary */
+		int seen[128] = {0}, distinct = 0;
+		for (uint64_t seed = 0; seed < 200; seed++) {
+			lesson_size a = lesson_analysis_size(l, seed);
+			ck_assert(a.rows >= l->kind->analysis_lo.rows && a.rows <= l->kind->analysis_hi.rows);
+			ck_assert(a.cols >= l->kind->analysis_lo.cols && a.cols <= l->kind->analysis_hi.cols);
+			ck_assert_msg(a.rows % l->tile && a.cols % l->tile, "%s: %dx%d", l->slug, a.rows, a.cols);
+			for (int t = 0; t < LESSON_MAX_TILES && l->tiles[t]; t++)
+				ck_assert(a.rows % l->tiles[t] && a.cols % l->tiles[t]);
+			distinct += !seen[a.rows & 127]++;
+		}
+		ck_assert_msg(distinct >= 5, "%s: the seed hardly changes the analysis size", l->slug);
 	}
 }
 END_TEST

@@ -230,7 +230,9 @@ START_TEST(global_coalesced_vs_strided)
 	ck_assert_int_eq((int)num(in, "sectors"), 4 * 128);
 	ck_assert_int_eq((int)num(bad, "requests"), 128);
 	ck_assert_int_eq((int)num(bad, "sectors"), 32 * 128);
-	ck_assert_int_eq((int)num(bad, "ideal_sectors"), 4 * 128);
+	/* ideal: 128 bytes end to end from the lowest, out[gx*N + gy + ly]: 4 sectors when
+	 * ly % 8 == 0, else 5 (it starts inside a sector): 4*4 + 28*5 per group */
+	ck_assert_int_eq((int)num(bad, "ideal_sectors"), 4 * (4 * 4 + 28 * 5));
 	const cJSON *bytes = cJSON_GetObjectItem(tiled, "global_bytes");
 	ck_assert_int_eq((int)num(bytes, "loaded"), 4 * N * N);
 	ck_assert_int_eq((int)num(bytes, "stored"), 4 * N * N);
@@ -825,6 +827,67 @@ START_TEST(unfinished_run_is_written_incomplete)
 }
 END_TEST
 
+/* --- edge sizes: only full interior work-groups are priced; runs merge ----------------- */
+
+START_TEST(only_interior_groups_are_priced)
+{
+	trace *t = trace_new();
+	transpose_begin(t, PLAIN);
+	trace_interior(t, 40, 40);          /* a 40x40 problem: only group (0, 0) is inside */
+	transpose_groups(t, PLAIN, 0, 0, 4, 0);
+	cJSON *root = trace_summary(t);
+	trace_free(t);
+	ck_assert_int_eq((int)num(root, "groups_run"), 4);
+	ck_assert_int_eq((int)num(root, "groups_priced"), 1);
+	const cJSON *ld = site_at(root, "local_sites", 8, "load");
+	ck_assert_int_eq((int)prof(ld, "nvidia", "instructions"), 32);   /* one group's 32 warps */
+	ck_assert_int_eq((int)prof(ld, "nvidia", "n_way"), 32);
+	ck_assert_int_eq((int)num(ld, "accesses"), 4 * T * T);          /* counted everywhere */
+	const cJSON *in = site_at(root, "global_sites", 6, "load");
+	ck_assert_int_eq((int)num(in, "requests"), 32);
+	ck_assert_int_eq((int)num(cJSON_GetObjectItem(root, "global_bytes"), "loaded"), 4 * N * N);
+	cJSON_Delete(root);
+}
+END_TEST
+
+START_TEST(runs_merge)
+{
+	cJSON *plain = transpose_run(PLAIN, 0, 0), *padded = transpose_run(PADDED, 0, 0);
+	trace *t = findings_trace();
+	trace_message(t, TRACE_MSG_ERROR, msg_race_bs);
+	cJSON *racy = trace_summary(t);
+	trace_free(t);
+	cJSON_AddItemToArray(cJSON_GetObjectItem(padded, "findings"),
+	                     cJSON_Duplicate(cJSON_GetArrayItem(cJSON_GetObjectItem(racy, "findings"), 0), 1));
+
+	/* trace_summary before trace_kernel_end says incomplete: these runs ended */
+	cJSON_ReplaceItemInObject(plain, "complete", cJSON_CreateTrue());
+	cJSON_ReplaceItemInObject(padded, "complete", cJSON_CreateTrue());
+	cJSON *m = trace_merge_first(padded);
+	trace_merge(m, plain);
+	trace_merge(m, padded);             /* the same finding again: counted, not repeated */
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(m, "runs")), 3);
+	ck_assert_int_eq((int)num(m, "groups_run"), 12);
+	const cJSON *ld = site_at(m, "local_sites", 8, "load");
+	ck_assert_int_eq((int)num(ld, "tile"), T);
+	ck_assert_int_eq((int)prof(ld, "nvidia", "n_way"), 32);          /* the worse run wins */
+	ck_assert_int_eq((int)prof(ld, "nvidia", "instructions"), 3 * 128);
+	ck_assert_int_eq((int)num(cJSON_GetObjectItem(ld, "worst_lanes"), "n_way"), 32);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(m, "local_sites")), 2);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(m, "findings")), 1);
+	ck_assert_int_eq((int)num(cJSON_GetArrayItem(cJSON_GetObjectItem(m, "findings"), 0), "count"), 2);
+	ck_assert_int_eq((int)num(cJSON_GetObjectItem(m, "global_bytes"), "loaded"), 3 * 4 * N * N);
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(m, "complete")));
+	cJSON_ReplaceItemInObject(plain, "complete", cJSON_CreateFalse());
+	trace_merge(m, plain);
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(m, "complete")));
+	cJSON_Delete(m);
+	cJSON_Delete(plain);
+	cJSON_Delete(padded);
+	cJSON_Delete(racy);
+}
+END_TEST
+
 static Suite *
 trace_suite(void)
 {
@@ -860,6 +923,8 @@ trace_suite(void)
 	tcase_add_test(out, kernel_end_writes_cltrace_out);
 	tcase_add_test(out, no_cltrace_out_writes_nothing);
 	tcase_add_test(out, unfinished_run_is_written_incomplete);
+	tcase_add_test(out, only_interior_groups_are_priced);
+	tcase_add_test(out, runs_merge);
 	suite_add_tcase(s, out);
 	return s;
 }
