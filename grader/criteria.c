@@ -7,6 +7,7 @@
 #include "check.h"
 #include "diag.h"
 #include "bank.h"
+#include "trace.h"
 
 #define ANALYSIS_TRY "make the kernel run under Oclgrind, the simulator that checks races, " \
 	"bounds and banks: `oclgrind` must be able to build and launch it at the lesson's small " \
@@ -298,6 +299,39 @@ static int races_all_global(const check_report *rep)
 	return n == 0 ? 0 : rw ? 2 : 1;
 }
 
+/* The first barrier divergence Oclgrind found, with the condition that lets some work-items
+ * skip that barrier (trace_skip_condition); 0 when there is none. */
+static int divergence(const check_opts *o, const char *source, const check_report *rep,
+                      char *msg, size_t len)
+{
+	cJSON *f, *first = NULL;
+	cJSON *all = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "findings") : NULL;
+	cJSON_ArrayForEach(f, all) {
+		const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
+		int line = cJSON_GetObjectItem(f, "line") ? cJSON_GetObjectItem(f, "line")->valueint : 0;
+		if (k && strcmp(k, "barrier_divergence") == 0 &&
+		    (!first || line < cJSON_GetObjectItem(first, "line")->valueint))
+			first = f;
+	}
+	if (!first)
+		return 0;
+	int line = cJSON_GetObjectItem(first, "line")->valueint, cl;
+	int col = cJSON_GetObjectItem(first, "column") ? cJSON_GetObjectItem(first, "column")->valueint : 0;
+	char cond[160];
+	int why = source ? trace_skip_condition(source, line, cond, sizeof cond, &cl) : 0;
+	int n = snprintf(msg, len, "%s:%d:%d: barrier divergence: not every work-item of a "
+	                 "work-group reaches this barrier", o->kernel, line, col);
+	if (why == 1)
+		snprintf(msg + n, len - n, ": it is inside `if (%s)` (line %d), so the work-items for "
+		         "which that is false never reach it while the others wait there", cond, cl);
+	else if (why == 2)
+		snprintf(msg + n, len - n, ": the work-items for which `%s` holds return at line %d, "
+		         "before it, while the others wait there", cond, cl);
+	else
+		snprintf(msg + n, len - n, " (a condition or loop bound differs between work-items)");
+	return 1;
+}
+
 static void eval_races(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_RACE_FREE);
@@ -310,7 +344,13 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 	const char *named = strstr(found, " of '");   /* Oclgrind names the buffer */
 	if (named)
 		snprintf(var, sizeof var, "%.*s", (int)strcspn(named + 5, "'"), named + 5);
-	if (n && race_across_groups(rep) && diag_has_barrier(source))
+	char div[500];
+	if (divergence(o, source, rep, div, sizeof div))
+		set(c, CRIT_FAIL, "every work-item of a work-group must reach every barrier: do not "
+		    "return early or put the barriers under the edge guard; keep every work-item in "
+		    "the tile loop, load 0 outside the matrix, and guard only the loads and the final "
+		    "store", "%s", div);
+	else if (n && race_across_groups(rep) && diag_has_barrier(source))
 		set(c, CRIT_FAIL, "work-groups cannot wait for each other inside one kernel: let each "
 		    "work-item read only what its own work-group wrote (share it through __local "
 		    "memory), or split the work into two kernel launches", "%s -- the racing "

@@ -218,6 +218,6 @@ int tile_chosen(const char *source)
 {
 	char tile_s[32] = "";
 	int chosen = 0;
-	define_value(source, "CHOSEN_TILE_SM90", tile_s, sizeof tile_s);
+	tile_define(source, "CHOSEN_TILE_SM90", tile_s, sizeof tile_s);
 	return sscanf(tile_s, "%d", &chosen) == 1 && chosen > 0 ? chosen : 0;
 }

@@ -117,6 +117,13 @@ void trace_merge(struct cJSON *into, const struct cJSON *run);
 /* A merged summary holding one run: a deep copy of run, its sites tagged with their tile. */
 struct cJSON *trace_merge_first(const struct cJSON *run);
 
+/* Why some work-items of a group skip the barrier at barrier_line of source (a kernel's
+ * text): 1 when it sits inside `if (cond)` (or an else: "!(cond)"), the innermost such if;
+ * 2 when an `if (cond) ... return` before it lets work-items leave first (the last such
+ * return); 0 when neither shows in the text.  cond receives the condition, *cond_line the
+ * if's line (1) or the return's line (2).  Comments and strings are ignored. */
+int trace_skip_condition(const char *source, int barrier_line, char *cond, size_t len, int *cond_line);
+
 /* Write the summary to path; 0 or -1. */
 int trace_write(trace *t, const char *path);
 

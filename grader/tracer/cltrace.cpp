@@ -33,6 +33,8 @@
 #include <llvm/IR/DebugLoc.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Instruction.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/Support/Casting.h>
 #include <llvm/IR/Value.h>
 
 #include <cstdio>
@@ -197,6 +199,41 @@ private:
     }
   }
 
+  static bool lineOf(const llvm::Instruction* i, int* line, int* column)
+  {
+    const llvm::DILocation* loc = i ? i->getDebugLoc().get() : nullptr;
+    if (!loc || loc->getLine() == 0)
+      return false;
+    *line = (int)loc->getLine();
+    *column = (int)loc->getColumn();
+    return true;
+  }
+
+  // The access's source line.  When the optimiser merges the identical accesses of an if
+  // and its else into one, that one gets line 0 ("several places"): name it after the
+  // instruction computing its address, else after the block it was merged into (the
+  // lexical block holding both branches), else after the nearest earlier instruction.
+  static void sourceLine(const llvm::Instruction* inst, int* line, int* column)
+  {
+    if (lineOf(inst, line, column))
+      return;
+    for (const llvm::Use& op : inst->operands())
+      if (op->getType()->isPointerTy() &&
+          lineOf(llvm::dyn_cast<llvm::Instruction>(op.get()), line, column))
+        return;
+    if (const llvm::DILocation* loc = inst->getDebugLoc().get())
+      if (const llvm::DILexicalBlock* b = llvm::dyn_cast<llvm::DILexicalBlock>(loc->getScope()))
+        if (b->getLine() > 0)
+        {
+          *line = (int)b->getLine();
+          *column = (int)b->getColumn();
+          return;
+        }
+    for (const llvm::Instruction* p = inst->getPrevNode(); p; p = p->getPrevNode())
+      if (lineOf(p, line, column))
+        return;
+  }
+
   uint32_t groupIndex(const WorkGroup* wg) const
   {
     Size3 g = wg->getGroupID();
@@ -210,17 +247,11 @@ private:
     if ((as != AddrSpaceLocal && as != AddrSpaceGlobal) || !m_kernel)
       return;
     trace_access a;
-    a.site = wi->getCurrentInstruction();
+    const llvm::Instruction* inst = wi->getCurrentInstruction();
+    a.site = inst;
     a.line = a.column = 0;
-    if (a.site)
-    {
-      if (const llvm::DILocation* loc =
-            wi->getCurrentInstruction()->getDebugLoc().get())
-      {
-        a.line = (int)loc->getLine();
-        a.column = (int)loc->getColumn();
-      }
-    }
+    if (inst)
+      sourceLine(inst, &a.line, &a.column);
     a.space = as == AddrSpaceLocal ? TRACE_LOCAL : TRACE_GLOBAL;
     a.kind = kind;
     a.address = address;

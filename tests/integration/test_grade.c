@@ -311,7 +311,7 @@ START_TEST(l2_tiling_cuts_global_loads_by_tile)
 	/* at the edge size N (no multiple of 16), tiles load A and B once per column or row of
 	 * work-groups: 2 * 4 * N^2 * ceil(N/16) bytes for 2 N^3 FLOPs */
 	cJSON *sz = cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(t.json, "analysis"), "sizes"), 0);
-	double N = num(sz, "rows"), want = 4.0 * ((int)N + 15) / 16 / N;
+	double N = num(sz, "rows"), want = 4.0 * (((int)N + 15) / 16) / N;
 	ck_assert_msg((int)N % 16 != 0, "analysis at %g, a multiple of TILE", N);
 	ck_assert_msg(bn > 3.99 && bn < 4.01, "naive loads %.3f B/FLOP", bn);
 	ck_assert_msg(bt > want * 0.999 && bt < want * 1.001, "tiled loads %.4f B/FLOP, expected %.4f",
@@ -487,7 +487,7 @@ START_TEST(batch_grades_a_folder_resumably)
 	ck_assert_ptr_nonnull(csv);
 	ck_assert_ptr_nonnull(strstr(csv, "student,path,verdict,score,max_score,first_failure,builds"));
 	row = csv_row(csv, "alice");
-	ck_assert_msg(row && strncmp(row, "\"alice\",\"alice.cl\",pass,7,7,", 28) == 0, "%s", csv);
+	ck_assert_msg(row && strncmp(row, "\"alice\",\"alice.cl\",pass,8,8,", 28) == 0, "%s", csv);
 	free(row);
 	row = csv_row(csv, "bob");
 	ck_assert_msg(row && strstr(row, ",fail,") && strstr(row, "\"conflict_free\""), "%s", csv);

@@ -888,6 +888,52 @@ START_TEST(runs_merge)
 }
 END_TEST
 
+/* --- why a barrier is skipped ------------------------------------------------------- */
+
+static const char kern_return[] =
+	"__kernel void k(int N) {\n"                           /* 1 */
+	"    int row = get_global_id(1), col = get_global_id(0);\n"
+	"    if (row >= N || col >= N)   // edge\n"             /* 3 */
+	"        return;\n"                                     /* 4 */
+	"    /* if (x) { barrier(CLK_LOCAL_MEM_FENCE); } */\n"  /* 5: a comment */
+	"    barrier(CLK_LOCAL_MEM_FENCE);\n"                   /* 6 */
+	"}\n";
+
+static const char kern_inside[] =
+	"__kernel void k(int N) {\n"                           /* 1 */
+	"    if (get_local_id(0) == 0) { x = 1; }\n"            /* 2 */
+	"    if (row < N &&\n"                                  /* 3 */
+	"        col < N) {\n"
+	"        for (int t = 0; t < 4; ++t) {\n"
+	"            if (t > 2) acc = 0;\n"                     /* 6 */
+	"            barrier(CLK_LOCAL_MEM_FENCE);\n"           /* 7 */
+	"        }\n"
+	"    } else {\n"                                        /* 9 */
+	"        barrier(CLK_LOCAL_MEM_FENCE);\n"               /* 10 */
+	"    }\n"
+	"    if (flag) barrier(CLK_GLOBAL_MEM_FENCE);\n"        /* 12 */
+	"}\n";
+
+START_TEST(skip_condition)
+{
+	char cond[160];
+	int line;
+
+	ck_assert_int_eq(trace_skip_condition(kern_return, 6, cond, sizeof cond, &line), 2);
+	ck_assert_str_eq(cond, "row >= N || col >= N");
+	ck_assert_int_eq(line, 4);
+	ck_assert_int_eq(trace_skip_condition(kern_inside, 7, cond, sizeof cond, &line), 1);
+	ck_assert_str_eq(cond, "row < N && col < N");
+	ck_assert_int_eq(line, 3);
+	ck_assert_int_eq(trace_skip_condition(kern_inside, 10, cond, sizeof cond, &line), 1);
+	ck_assert_str_eq(cond, "!(row < N && col < N)");
+	ck_assert_int_eq(line, 9);
+	ck_assert_int_eq(trace_skip_condition(kern_inside, 12, cond, sizeof cond, &line), 1);
+	ck_assert_str_eq(cond, "flag");
+	ck_assert_int_eq(trace_skip_condition(kern_inside, 2, cond, sizeof cond, &line), 0);
+}
+END_TEST
+
 static Suite *
 trace_suite(void)
 {
@@ -917,6 +963,7 @@ trace_suite(void)
 	tcase_add_test(msgs, findings_named_and_deduplicated);
 	tcase_add_test(msgs, findings_unnamed_merge_with_named);
 	tcase_add_test(msgs, findings_are_capped);
+	tcase_add_test(msgs, skip_condition);
 	suite_add_tcase(s, msgs);
 
 	TCase *out = tcase_create("output");
