@@ -524,6 +524,12 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 	else
 		set(c, CRIT_PASS, NULL, "worst __local access %d-way on %s (%s:%d)", n,
 		    bp ? bp->label : o->profile, o->kernel, line);
+	cJSON *tile = cJSON_GetObjectItem(site, "tile");
+	if (o->l->tiles[0] && cJSON_IsNumber(tile)) {   /* analysed at more than one TILE */
+		size_t k = strlen(c->msg);
+		snprintf(c->msg + k, sizeof c->msg - k, " at TILE=%d (the analysis ran at TILE=%d%s)",
+		         tile->valueint, o->l->tile, rep->nanalyses > 1 ? " and your chosen TILE" : "");
+	}
 }
 
 /* A global load or store is coalesced when its 32-byte sectors per warp request are within

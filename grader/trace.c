@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cjson/cJSON.h>
 
@@ -123,6 +124,8 @@ struct trace {
 	finding findings[TRACE_MAX_FINDINGS];
 	int nfindings;
 	uint64_t messages, dropped;
+	int partial_findings;           /* findings in the last partial file written */
+	double partial_at;              /* when it was written (CLOCK_MONOTONIC) */
 };
 
 static const char *kind_names[] = { "load", "store", "atomic", "atomic" };
@@ -873,6 +876,39 @@ add_finding(trace *t, const trace_finding *f, int var)
 	readable(t, f, var, g->message, sizeof g->message);
 }
 
+static cJSON *findings_json(const trace *t);
+
+/* A run that finds much can be slow under Oclgrind, and a time limit kills it without a
+ * word: so, at most twice a second while findings are new, the findings so far are written
+ * to $CLTRACE_OUT as an incomplete summary ("complete": false, "partial": true, findings
+ * only).  The run's end overwrites it.  Called with t->lock held. */
+static void
+write_partial(trace *t)
+{
+	const char *path = getenv("CLTRACE_OUT");
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	double now = ts.tv_sec + ts.tv_nsec * 1e-9;
+	if (!path || !*path || t->nfindings == t->partial_findings || now - t->partial_at < 0.5)
+		return;
+	cJSON *root = cJSON_CreateObject();
+	cJSON_AddStringToObject(root, "kernel", t->kernel);
+	cJSON_AddBoolToObject(root, "complete", 0);
+	cJSON_AddBoolToObject(root, "partial", 1);
+	cJSON_AddItemToObject(root, "findings", findings_json(t));
+	cJSON_AddNumberToObject(root, "messages", (double)t->messages);
+	char *js = cJSON_Print(root);
+	cJSON_Delete(root);
+	FILE *f = js ? fopen(path, "w") : NULL;
+	if (f) {
+		fputs(js, f);
+		fclose(f);
+	}
+	cJSON_free(js);
+	t->partial_findings = t->nfindings;
+	t->partial_at = now;
+}
+
 void
 trace_message(trace *t, trace_msg_type type, const char *text)
 {
@@ -887,6 +923,7 @@ trace_message(trace *t, trace_msg_type type, const char *text)
 	pthread_mutex_lock(&t->lock);
 	t->messages++;
 	add_finding(t, &f, var);
+	write_partial(t);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -1232,7 +1269,8 @@ trace_kernel_end(trace *t)
 	t->ended = 1;
 	int rc = write_env(t);
 	t->begun = 0;
-	t->nfindings = 0;
+	t->nfindings = t->partial_findings = 0;
+	t->partial_at = 0;
 	t->messages = t->dropped = 0;
 	return rc;
 }

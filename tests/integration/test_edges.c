@@ -1,0 +1,216 @@
+/* test_edges.c — integration tests of the analysis at the edges (issue 8): the real
+ * build/clgrade on real PoCL and real Oclgrind, grading the edge mutants of tests/fixtures/
+ * (barriers skipped by edge work-items, reads past the end, duplicate writes, uncoalesced
+ * stores, conflicts at the chosen TILE, accesses merged across if/else), the seeded analysis
+ * sizes, the time limit and the grader's own failures.  Each test runs clgrade as a
+ * subprocess and reads its JSON report and terminal text. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+#define FX "tests/fixtures/"
+
+typedef struct graded {
+	int exit;
+	double wall_s;
+	cJSON *json;
+	char *text;
+} graded;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc(n + 1);
+	if (fread(s, 1, n, f) != (size_t)n)
+		n = 0;
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* `build/clgrade check LESSON KERNEL --seed 1 --json tmp EXTRA`, all it says, and its wall time. */
+static graded grade(const char *lesson, const char *kernel, const char *extra)
+{
+	char json[] = "/tmp/clgrade-edge-XXXXXX", out[64], cmd[2048];
+	int fd = mkstemp(json);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(out, sizeof out, "%s.txt", json);
+	snprintf(cmd, sizeof cmd, "NO_COLOR=1 build/clgrade check %s %s --seed 1 --json %s %s > %s 2>&1",
+	         lesson, kernel, json, extra ? extra : "", out);
+	double t0 = now();
+	int st = system(cmd);
+	graded g = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, now() - t0, NULL, slurp(out) };
+	char *j = slurp(json);
+	g.json = j ? cJSON_Parse(j) : NULL;
+	free(j);
+	unlink(json);
+	unlink(out);
+	ck_assert_msg(g.text != NULL, "no terminal output");
+	ck_assert_msg(g.json != NULL, "no JSON report; terminal said:\n%s", g.text);
+	return g;
+}
+
+static void done(graded *g)
+{
+	cJSON_Delete(g->json);
+	free(g->text);
+}
+
+static cJSON *crit(const graded *g, const char *id)
+{
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), id) == 0)
+			return c;
+	return NULL;
+}
+
+static const char *status(const graded *g, const char *id)
+{
+	cJSON *c = crit(g, id);
+	return c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")) : "absent";
+}
+
+static const char *message(const graded *g, const char *id)
+{
+	cJSON *c = crit(g, id);
+	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "message")) : NULL;
+	return m ? m : "";
+}
+
+static double num(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItem(o, k);
+	ck_assert_msg(cJSON_IsNumber(v), "no number \"%s\"", k);
+	return v->valuedouble;
+}
+
+/* ---- the edge mutants: each fails (or passes) its criterion, for its cause ---- */
+
+static const struct edge {
+	const char *lesson, *file;
+	const char *fails;        /* the criterion it must fail (or NULL) */
+	const char *says;         /* ...with this in its message (or NULL) */
+	const char *passes;       /* a criterion it must pass (or NULL) */
+	const char *never;        /* text its failing message must not hold (or NULL) */
+} edges[] = {
+	{ "2", FX "l2_return_before_barrier.cl", "race_free",
+	  "`row >= N || col >= N` holds return at line 11", NULL, NULL },
+	{ "2", FX "l2_barrier_in_guard.cl", "race_free",
+	  "inside `if (row < N && col < N)` (line 10)", NULL, NULL },
+	{ "1", FX "l1_loads_before_guard.cl", "memory_safe", "Invalid read", "correct", NULL },
+	{ "2", FX "l2_le_in_load_guard.cl", "memory_safe", NULL, "race_free", NULL },
+	{ "3", FX "l3_no_load_guard.cl", "memory_safe", "of 'in'", "correct", NULL },
+	{ "1", FX "l1_linear_guard.cl", "race_free", "Write-write data race", NULL, NULL },
+	{ "1", FX "l1_duplicate_writes.cl", "race_free", "Write-write data race", "correct", NULL },
+	{ "3", FX "l3_token_round_trip.cl", "coalesced", "store to out needs 32.0 sectors",
+	  "conflict_free", NULL },
+	{ "3", "kernels/starter/03-transpose-padding.cl", "coalesced", "32.0 sectors", NULL, NULL },
+	{ "3", FX "l3_swizzle.cl", NULL, NULL, "coalesced", NULL },
+	{ "4", FX "l4_conflicts_at_chosen_tile.cl", "conflict_free", "at TILE=32", "correct", NULL },
+	{ "3", FX "l3_local_in_branches.cl", "conflict_free", "l3_local_in_branches.cl:14:", NULL,
+	  ":0:0" },
+};
+
+START_TEST(edge_mutant_gets_its_verdict)
+{
+	const struct edge *e = &edges[_i];
+	graded g = grade(e->lesson, e->file, NULL);
+	if (e->fails) {
+		ck_assert_msg(strcmp(status(&g, e->fails), "fail") == 0, "%s: %s expected fail, got %s\n%s",
+		              e->file, e->fails, status(&g, e->fails), g.text);
+		ck_assert_int_eq(g.exit, 1);
+		if (e->says)
+			ck_assert_msg(strstr(message(&g, e->fails), e->says) != NULL, "%s: \"%s\" lacks \"%s\"",
+			              e->file, message(&g, e->fails), e->says);
+		if (e->never)
+			ck_assert_msg(strstr(g.text, e->never) == NULL, "%s: the report shows \"%s\":\n%s",
+			              e->file, e->never, g.text);
+	}
+	if (e->passes)
+		ck_assert_msg(strcmp(status(&g, e->passes), "pass") == 0, "%s: %s expected pass, got %s (%s)",
+		              e->file, e->passes, status(&g, e->passes), message(&g, e->passes));
+	/* every analysed size has edge work-items: no dimension is a multiple of the TILE */
+	cJSON *s;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "analysis"), "sizes")) {
+		int r = (int)num(s, "rows"), c = (int)num(s, "cols"), t = (int)num(s, "tile");
+		ck_assert_msg(r % t && c % t, "%s: analysed at %dx%d, TILE=%d", e->file, r, c, t);
+		if (strcmp(e->lesson, "3") == 0)
+			ck_assert_int_ne(r, c);
+	}
+	ck_assert_int_ge(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "analysis"),
+	                                                        "sizes")), 1);
+	ck_assert_ptr_nonnull(strstr(g.text, "analysis under Oclgrind at "));
+	done(&g);
+}
+END_TEST
+
+/* ---- time limit and the grader's own failures ---- */
+
+/* A kernel that hangs is stopped within --timeout + 2 s, and fails runs (its fault). */
+START_TEST(hang_is_stopped_within_the_timeout)
+{
+	graded g = grade("1", FX "l1_hang.cl", "--timeout 4");
+	ck_assert_int_eq(g.exit, 1);
+	ck_assert_str_eq(status(&g, "runs"), "fail");
+	ck_assert_msg(g.wall_s < 4 + 2, "a hanging kernel took %.1f s with --timeout 4", g.wall_s);
+	done(&g);
+}
+END_TEST
+
+/* A build the --memory limit kills is the grader's failure: not_checked, exit 2, "error". */
+START_TEST(build_killed_by_memory_is_the_graders)
+{
+	graded g = grade("2", "kernels/solutions/02-tiled-matmul.cl", "--memory 300");
+	ck_assert_int_eq(g.exit, 2);
+	ck_assert_str_eq(status(&g, "builds"), "not_checked");
+	ck_assert_ptr_nonnull(strstr(message(&g, "builds"), "the grader could not build the kernel"));
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(g.json, "verdict")), "error");
+	ck_assert_ptr_nonnull(strstr(g.text, "NOT GRADED"));
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g.json, "criteria"))
+		ck_assert_str_ne(cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")), "fail");
+	done(&g);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("edges");
+	TCase *m = tcase_create("mutants"), *t = tcase_create("limits");
+	tcase_set_timeout(m, 120);
+	tcase_set_timeout(t, 120);
+	tcase_add_loop_test(m, edge_mutant_gets_its_verdict, 0, (int)(sizeof edges / sizeof edges[0]));
+	tcase_add_test(t, hang_is_stopped_within_the_timeout);
+	tcase_add_test(t, build_killed_by_memory_is_the_graders);
+	suite_add_tcase(s, m);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
