@@ -637,8 +637,10 @@ static int log_says_oom(const char *path)
 	if (f)
 		fclose(f);
 	buf[n] = '\0';
-	return strstr(buf, "bad_alloc") || strstr(buf, "out of memory") ||
-	       strstr(buf, "Cannot allocate memory");
+	/* "std::bad_alloc", "LLVM ERROR: out of memory", glibc's "cannot allocate memory for
+	 * thread-local data" */
+	return strstr(buf, "bad_alloc") || strcasestr(buf, "out of memory") ||
+	       strcasestr(buf, "cannot allocate memory");
 }
 
 /* Wait for the analysis and read its summaries into rep->analysis. */
@@ -672,7 +674,8 @@ static void analysis_finish(check_report *rep, analysis *a)
 		a->timed_out = 1;
 	/* The grader's own failures: Oclgrind would not open, memory ran out (the host's or the
 	 * --memory limit's), or its time limit (judged in check_lesson) */
-	if ((exited && (st.code == 3 || st.code == 5)) || (!exited && log_says_oom(a->log))) {
+	int ended_badly = !exited || st.code != 0 || !rep->analysis || !all || cJSON_IsFalse(complete);
+	if ((exited && (st.code == 3 || st.code == 5)) || (ended_badly && log_says_oom(a->log))) {
 		rep->analysis_grader = 1;
 		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "%s",
 		         exited && st.code == 3 ? "Oclgrind would not start" :

@@ -118,7 +118,7 @@ static void text_global(FILE *f, const check_report *rep)
 	cJSON *sites = cJSON_GetObjectItem(rep->analysis, "global_sites"), *s;
 	if (cJSON_GetArraySize(sites) == 0)
 		return;
-	fprintf(f, "\n%sglobal accesses%s (32-byte sectors per warp request; ideal = bytes touched / 32)\n",
+	fprintf(f, "\n%sglobal accesses%s (32-byte sectors per warp request; ideal = the same bytes end to end)\n",
 	        C_BOLD, C_END);
 	cJSON_ArrayForEach(s, sites) {
 		int req = ival(s, "requests");
