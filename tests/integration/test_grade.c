@@ -506,8 +506,8 @@ START_TEST(batch_grades_a_folder_resumably)
 	snprintf(path, sizeof path, "%s/out/gradescope/alice.json", dir);
 	char *gs = slurp(path);
 	cJSON *g = cJSON_Parse(gs);
-	ck_assert_int_eq((int)num(g, "score"), 7);
-	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(g, "tests")), 8);
+	ck_assert_int_eq((int)num(g, "score"), 8);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(g, "tests")), 9);
 	cJSON_Delete(g);
 	free(gs);
 	/* a second run keeps every unchanged report; a changed file is graded again */
@@ -521,7 +521,7 @@ START_TEST(batch_grades_a_folder_resumably)
 	snprintf(path, sizeof path, "%s/out/grades.csv", dir);
 	csv = slurp(path);
 	row = csv_row(csv, "eve");
-	ck_assert_msg(row && strstr(row, ",pass,7,7,"), "%s", csv);
+	ck_assert_msg(row && strstr(row, ",pass,8,8,"), "%s", csv);
 	free(row);
 	free(csv);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
