@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -370,6 +371,9 @@ static int child_main(void *arg)
 	stage(r, "building the kernel (TILE=%d)%.0d", l->tile, 0);
 	cl_kernel k = build_student(&cl, c, l->tile, &r->build_err);
 	r->built = r->build_err == CL_SUCCESS || r->build_err == CL_INVALID_KERNEL_NAME;
+	struct timespec bt;
+	clock_gettime(CLOCK_MONOTONIC, &bt);
+	r->built_at = bt.tv_sec + bt.tv_nsec * 1e-9;
 	if (!k)
 		return 0;
 	r->kernel_found = 1;
@@ -786,6 +790,32 @@ static void local_from_analysis(check_report *rep)
 	                            &ch->local_source);
 }
 
+/* --timeout S bounds the kernel's own time in the check's child: its build (slow while the
+ * analysis shares the CPU) and its wait for the analysis before timing are added to its
+ * limit, as the child reports them, never more than the time that has passed.  So a kernel
+ * that hangs is stopped S seconds after its build, and neither a slow build on a loaded
+ * machine nor a slow analysis fails a kernel that runs fine.  Watched without reaping the
+ * child (sandbox_wait reaps it, and kills it once past its limit). */
+static void watch_main(const check_opts *o, const check_child *shared, const analysis *an,
+                       sandbox_child *c)
+{
+	for (;;) {
+		double now = mono(), extra = 0;
+		double built = shared->built_at, began = shared->wait_began;
+		if (built > c->t0 && built <= now)
+			extra += built - c->t0;
+		if (an->t1 > 0 && began > 0 && began <= an->t1)
+			extra += an->t1 - (began > c->t0 ? began : c->t0);
+		c->lim.timeout_s = o->timeout_s + (double)(long)(extra * 100 + 0.5) / 100;
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    si.si_pid == c->pid || now - c->t0 > c->lim.timeout_s)
+			return;
+		usleep(5000);
+	}
+}
+
 void crit_eval(const check_opts *o, const char *source, check_report *rep); /* criteria.c */
 
 int check_lesson(const check_opts *o, check_report *rep)
@@ -833,15 +863,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 		}
 		analysis_finish(rep, &an);
 		__atomic_store_n(&shared->analysis_done, 1, __ATOMIC_SEQ_CST);
-		/* Its clock stood still while it waited for the analysis: that wait (at most the
-		 * analysis' own time, whatever the child's page says) is added to its limit, so a
-		 * kernel that hangs is stopped at --timeout, and a slow analysis never fails one
-		 * that runs fine */
-		double began = shared->wait_began;
-		if (an.t1 > 0 && began > 0) {
-			double waited = an.t1 - (began > main_child.t0 ? began : main_child.t0);
-			main_child.lim.timeout_s += waited > 0 ? waited : 0;
-		}
+		watch_main(o, shared, &an, &main_child);
 		sandbox_wait(&main_child, &st);
 		rep->child = *shared;
 		sandbox_unshare(shared, sizeof *shared);

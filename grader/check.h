@@ -89,6 +89,7 @@ typedef struct check_child {
 	check_local locals[CHECK_MAX_LOCALS];
 	int analysis_done;        /* set by the parent: the CPU is free for timing */
 	double wait_began;        /* CLOCK_MONOTONIC second the child began waiting for it; 0 = never */
+	double built_at;          /* CLOCK_MONOTONIC second the lesson's TILE build ended; 0 = not yet */
 	int finished;
 } check_child;
 
