@@ -791,8 +791,9 @@ static void local_from_analysis(check_report *rep)
 }
 
 /* --timeout S bounds the kernel's own time in the check's child: its build (slow while the
- * analysis shares the CPU) and its wait for the analysis before timing are added to its
- * limit, as the child reports them, never more than the time that has passed.  So a kernel
+ * analysis shares the CPU; at most another S) and its wait for the analysis before timing
+ * are added to its limit, as the child reports them, never more than the time that has
+ * passed.  So a kernel
  * that hangs is stopped S seconds after its build, and neither a slow build on a loaded
  * machine nor a slow analysis fails a kernel that runs fine.  Watched without reaping the
  * child (sandbox_wait reaps it, and kills it once past its limit). */
@@ -804,6 +805,8 @@ static void watch_main(const check_opts *o, const check_child *shared, const ana
 		double built = shared->built_at, began = shared->wait_began;
 		if (built > c->t0 && built <= now)
 			extra += built - c->t0;
+		else                      /* still building: the build may take another S */
+			extra += now - c->t0 < o->timeout_s ? now - c->t0 : o->timeout_s;
 		if (an->t1 > 0 && began > 0 && began <= an->t1)
 			extra += an->t1 - (began > c->t0 ? began : c->t0);
 		c->lim.timeout_s = o->timeout_s + (double)(long)(extra * 100 + 0.5) / 100;

@@ -74,6 +74,12 @@ static void eval_builds(const check_opts *o, check_report *rep)
 		    "%s", first[0] ? first : "the build failed");
 		if (!first[0])
 			snprintf(c->msg, sizeof c->msg, "the build failed (%s)", clrun_errstr(ch->build_err));
+	} else if (!ch->built && rep->child_timed_out) {
+		/* a build gets twice --timeout: one that takes longer is a grader that is overloaded */
+		set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within twice its "
+		    "--timeout of %g s (the child %s): the machine may be overloaded; raise --timeout",
+		    o->timeout_s, rep->run_end);
+		rep->grader_failed = 1;
 	} else if (!ch->built && o->mem_bytes && rep->child_crashed) {
 		/* the compiler itself ran out of the address space --memory gives the child */
 		set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within its "
