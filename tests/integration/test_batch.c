@@ -223,6 +223,28 @@ START_TEST(parallel_equals_serial)
 }
 END_TEST
 
+/* On a terminal a progress line (done/total, failures, elapsed, ETA) is redrawn in place; in a
+ * pipe there are only plain lines.  `script` gives the batch a terminal. */
+START_TEST(progress_line_only_on_a_terminal)
+{
+	char dir[] = "/tmp/clgrade-tb-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sh("mkdir %s/in && touch %s/in/a.txt %s/in/b.txt %s/in/c.txt", dir), 0);
+	ck_assert_int_eq(sh("script -qec 'build/clgrade batch 3 %s/in --out %s/out' %s/tty "
+	                    "> /dev/null 2>&1", dir), 2);
+	ck_assert_int_eq(sh("build/clgrade batch 3 %s/in --out %s/out > %s/pipe 2>&1", dir), 2);
+	char *tty = file_in(dir, "tty"), *pipe = file_in(dir, "pipe");
+	ck_assert_ptr_nonnull(tty);
+	ck_assert_msg(strstr(tty, "\r\033[K[3/3] 0 failed, 3 errors, ") && strstr(tty, "ETA"),
+	              "no progress line on a terminal:\n%s", tty);
+	ck_assert_msg(strstr(pipe, "[3/3] c.txt") && !strchr(pipe, '\033') && !strstr(pipe, "ETA"),
+	              "%s", pipe);
+	free(tty);
+	free(pipe);
+	sh("rm -rf %s", dir);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("batch");
@@ -232,6 +254,7 @@ static Suite *suite(void)
 	tcase_add_test(rows, every_odd_entry_gets_one_row);
 	tcase_add_test(rows, no_limit_on_the_count);
 	tcase_add_test(rows, parallel_equals_serial);
+	tcase_add_test(rows, progress_line_only_on_a_terminal);
 	return s;
 }
 
