@@ -592,6 +592,7 @@ static void analysis_start(const check_opts *o, const char *source, check_report
 	                      access(plugin, R_OK) ? "build/libcltrace.so: run `make`" : NULL;
 	if (missing) {
 		rep->analysis_grader = 1;
+		rep->an.state = ANALYSIS_UNAVAILABLE;
 		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "missing %s", missing);
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the grader could not run the "
 		         "Oclgrind analysis (missing %s): races, out-of-bounds reads, uninitialised "
@@ -656,6 +657,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 	sandbox_wait(&a->child, &st);
 	int all;
 	rep->analysis = read_traces(a, rep->nanalyses, &all);
+	rep->an.uninit_checked = 1;
 	double left = a->lim.timeout_s - (mono() - a->t0);
 	if (internal_error(rep->analysis, "Uninitialized") && left > 0) {
 		/* Oclgrind 21.10's uninitialised-value checker aborts on some kernels: run again
@@ -666,6 +668,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		a->lim.timeout_s = left;
 		sandbox_run(analysis_main, &a->c, &a->lim, &st);
 		rep->analysis = read_traces(a, rep->nanalyses, &all);
+		rep->an.uninit_checked = 0;
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind's uninitialised-value "
 		         "checker failed on this kernel (an Oclgrind limitation), so reads of "
 		         "uninitialised memory were not checked");
@@ -701,6 +704,131 @@ static void analysis_finish(check_report *rep, analysis *a)
 	unlink(a->log);
 	rmdir(a->dir);
 	a->running = 0;
+}
+
+/* ---- the analysis, typed ---------------------------------------------------------------- */
+
+static const char *find_names[FIND_KINDS] = {
+	"out_of_bounds", "uninitialized", "data_race", "barrier_divergence",
+};
+
+static int num(cJSON *o, const char *k)
+{
+	cJSON *v = cJSON_GetObjectItem(o, k);
+	return cJSON_IsNumber(v) ? v->valueint : 0;
+}
+
+static void copy_str(char *dst, size_t len, cJSON *o, const char *k)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(o, k));
+	snprintf(dst, len, "%s", v ? v : "");
+}
+
+/* Words per lane between the active lanes of a site's worst warp: the first nonzero step. */
+static int lane_stride(cJSON *site)
+{
+	cJSON *offs = cJSON_GetObjectItem(cJSON_GetObjectItem(site, "worst_lanes"), "offsets");
+	int prev = -1, prev_lane = -1, stride = 0;
+	for (int i = 0; i < cJSON_GetArraySize(offs) && !stride; i++) {
+		cJSON *o = cJSON_GetArrayItem(offs, i);
+		if (!cJSON_IsNumber(o))
+			continue;   /* an inactive lane: the stride is per lane between active ones */
+		if (prev >= 0)
+			stride = (o->valueint - prev) / 4 / (i - prev_lane);
+		prev = o->valueint, prev_lane = i;
+	}
+	return stride;
+}
+
+static void summarize_findings(cJSON *summary, check_analysis *an)
+{
+	cJSON *f;
+	int order = 0;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(summary, "findings")) {
+		const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
+		order++;
+		an->across_groups += cJSON_IsTrue(cJSON_GetObjectItem(f, "across_groups"));
+		for (int i = 0; k && i < FIND_KINDS; i++) {
+			if (strcmp(k, find_names[i]) != 0)
+				continue;
+			if (an->nfind[i] < CHECK_FIND_KEEP) {
+				check_finding *x = &an->find[i][an->nfind[i]];
+				const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
+				x->order = order;
+				x->line = num(f, "line"), x->column = num(f, "column");
+				x->other_line = num(f, "other_line");
+				snprintf(x->message, sizeof x->message, "%s", m ? m : k);
+			}
+			an->nfind[i]++;
+			const char *space = cJSON_GetStringValue(cJSON_GetObjectItem(f, "space"));
+			int global = i == FIND_DATA_RACE && space && strcmp(space, "global") == 0;
+			const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
+			an->races_global += global;
+			an->races_global_rw += global && m && strstr(m, "Read-write") != NULL;
+		}
+	}
+}
+
+/* The worst __local site under the profile, and the load count. */
+static void summarize_sites(cJSON *summary, const char *profile, check_analysis *an)
+{
+	cJSON *s, *worst = NULL;
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(summary, "local_sites")) {
+		const char *access = cJSON_GetStringValue(cJSON_GetObjectItem(s, "access"));
+		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), profile);
+		int n = num(p, "n_way");
+		an->local_sites++;
+		an->local_loads += access && strcmp(access, "store") != 0;
+		if (n <= an->worst.n_way)
+			continue;
+		an->has_worst = 1;
+		worst = s;
+		an->worst.n_way = n;
+		an->worst.line = num(s, "line"), an->worst.column = num(s, "column");
+		copy_str(an->worst.variable, sizeof an->worst.variable, s, "variable");
+		copy_str(an->worst.access, sizeof an->worst.access, s, "access");
+		an->worst.tile = num(s, "tile");
+		an->worst.stride = lane_stride(s);
+	}
+	/* the first conflict-free access to the worst site's variable */
+	cJSON_ArrayForEach(s, cJSON_GetObjectItem(summary, "local_sites")) {
+		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(s, "variable"));
+		cJSON *nw = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"),
+		                                                    profile), "n_way");
+		if (!worst || s == worst || an->worst.free_line || !v || !an->worst.variable[0] ||
+		    strcmp(v, an->worst.variable) || !cJSON_IsNumber(nw) || nw->valueint > 1)
+			continue;
+		an->worst.free_line = num(s, "line");
+		copy_str(an->worst.free_access, sizeof an->worst.free_access, s, "access");
+	}
+}
+
+/* rep->analysis (the tracer's JSON) into rep->an, once, and the analysis's final state. */
+static void summarize_analysis(const check_opts *o, check_report *rep)
+{
+	check_analysis *an = &rep->an;
+	if (!o->analysis)
+		an->state = ANALYSIS_SKIPPED;
+	else if (an->state == ANALYSIS_NOT_RUN && rep->analysis_failed)
+		an->state = ANALYSIS_FAILED;
+	else if (an->state == ANALYSIS_NOT_RUN && rep->analysis)
+		an->state = ANALYSIS_DONE;
+	/* global bytes: the first run's (the lesson's TILE, at the kind's analysis size) */
+	cJSON *run = cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0);
+	cJSON *gb = cJSON_GetObjectItem(run ? run : rep->analysis, "global_bytes");
+	const kind *k = o->l->kind;
+	lesson_size as = rep->nanalyses ? (lesson_size){ rep->analyses[0].rows, rep->analyses[0].cols }
+	                                : lesson_analysis_size(o->l, o->seed);
+	an->summary = rep->analysis != NULL;
+	if (!an->summary)
+		return;
+	summarize_findings(rep->analysis, an);
+	summarize_sites(rep->analysis, o->profile, an);
+	an->global_loaded = cJSON_IsNumber(cJSON_GetObjectItem(gb, "loaded")) ?
+	                    cJSON_GetObjectItem(gb, "loaded")->valuedouble : 0;
+	an->global_stored = cJSON_IsNumber(cJSON_GetObjectItem(gb, "stored")) ?
+	                    cJSON_GetObjectItem(gb, "stored")->valuedouble : 0;
+	an->loaded_per_unit = an->global_loaded / k->traffic_units(as.rows, as.cols);
 }
 
 /* ---- orchestration -------------------------------------------------------------------- */
@@ -907,8 +1035,10 @@ int check_lesson(const check_opts *o, check_report *rep)
 			check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
 			rep->analysis_note[0] = '\0';
 			rep->analysis_failed = rep->analysis_grader = 0;
+			rep->an.state = ANALYSIS_NOT_RUN;
 		}
 	}
+	summarize_analysis(o, rep);
 	crit_eval(o, source, rep);
 	free(source);
 	return rep->exit_code;

@@ -95,6 +95,57 @@ typedef struct check_child {
 
 typedef enum { CRIT_PASS, CRIT_FAIL, CRIT_NOT_CHECKED } check_status;
 
+/* ---- the Oclgrind analysis, as the criteria see it ----------------------------------------
+ * check.c reads the tracer's summary (trace.h schema) once into this typed form; criteria.c
+ * decides from it alone, and the report prints it.  No decision reads the note's prose. */
+typedef enum {
+	ANALYSIS_NOT_RUN,        /* nothing to analyse: the kernel did not build or never ran     */
+	ANALYSIS_SKIPPED,        /* --no-analysis                                               */
+	ANALYSIS_UNAVAILABLE,    /* Oclgrind or the tracer plugin is missing                    */
+	ANALYSIS_FAILED,         /* Oclgrind ran but could not take the kernel through: what it saw
+	                            up to there is in the counts and sites (summary set)         */
+	ANALYSIS_DONE            /* the kernel ran through under Oclgrind                         */
+} check_analysis_state;
+
+/* Oclgrind's findings the criteria judge; the tracer's other kinds are only reported. */
+typedef enum { FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, FIND_DATA_RACE, FIND_BARRIER_DIVERGENCE,
+               FIND_KINDS } check_find_kind;
+
+enum { CHECK_FIND_KEEP = 3 };   /* findings kept per kind (the criteria quote at most 3) */
+
+typedef struct check_finding {
+	int order;                /* position among all findings (quotes keep Oclgrind's order) */
+	int line, column, other_line;  /* other_line: a data race's second access, 0 if none */
+	char message[256];
+} check_finding;
+
+/* A __local access site under the chosen bank profile. */
+typedef struct check_site {
+	int line, column;
+	char variable[64], access[16];
+	int n_way;                /* lanes of one warp on one bank; 1 = conflict-free          */
+	int stride;               /* words per lane between active lanes of its worst warp; 0 unknown */
+	int free_line;            /* a conflict-free access to the same variable (0: none) ...   */
+	char free_access[16];     /* ... and whether it loads or stores                         */
+	int tile;                 /* the TILE of the analysis run it came from (0: not said)    */
+} check_site;
+
+typedef struct check_analysis {
+	check_analysis_state state;
+	int summary;              /* the tracer wrote a summary: counts and sites below are real */
+	int uninit_checked;       /* Oclgrind's uninitialised-value checker ran over the kernel */
+	int nfind[FIND_KINDS];    /* findings per kind                                          */
+	int races_global;         /* data races on __global memory (two work-items, one element) */
+	int races_global_rw;      /* of those, read-write ones (one reads what another writes)  */
+	int across_groups;        /* findings between work-items of different work-groups       */
+	check_finding find[FIND_KINDS][CHECK_FIND_KEEP]; /* the first of each kind            */
+	int local_sites, local_loads;   /* __local sites, and those that load                  */
+	double global_loaded, global_stored; /* bytes, at the kind's analysis size             */
+	double loaded_per_unit;   /* global bytes loaded per work unit of the kind (kind.h)     */
+	int has_worst;            /* a __local site exists: worst is the most conflicted        */
+	check_site worst;
+} check_analysis;
+
 typedef struct check_crit {
 	lesson_crit id;
 	check_status status;
@@ -112,10 +163,12 @@ typedef struct check_report {
 	int child_crashed, child_timed_out;
 	int nanalyses;            /* the analysis runs planned, in order (the default TILE first) */
 	check_analysis_run analyses[CHECK_MAX_ANALYSES];
-	cJSON *analysis;          /* the tracer's summaries of every run, merged (trace_merge), or NULL */
+	cJSON *analysis;          /* the tracer's summaries of every run, merged (trace_merge), or
+	                             NULL: printed only */
+	check_analysis an;        /* the same, typed: what the criteria decide from */
 	double analysis_s;        /* wall seconds the analysis took (all its runs) */
 	long local_analysis;      /* __local bytes Oclgrind allocated; -1 without an analysis */
-	char analysis_note[400];  /* why there is no analysis, or what it missed */
+	char analysis_note[400];  /* why there is no analysis, or what it missed (for people) */
 	int analysis_failed;      /* Oclgrind ran but could not take the kernel through */
 	int analysis_grader;      /* the grader could not finish the analysis (Oclgrind would not
 	                             start, out of memory, its own time limit on a kernel that

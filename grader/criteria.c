@@ -33,31 +33,28 @@ static void set(check_crit *c, check_status st, const char *try_, const char *fm
 	snprintf(c->try_, sizeof c->try_, "%s", try_ ? try_ : "");
 }
 
-static int analysis_findings(const check_report *rep, const char *k1, const char *k2,
+/* Quote the first findings of kinds k1 and k2 (k2 < 0: none), in Oclgrind's order, as
+ * "file:line:col: message (with line N)"; returns how many there are in all. */
+static int analysis_findings(const check_report *rep, check_find_kind k1, int k2,
                              char *buf, size_t len)
 {
-	cJSON *fs = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "findings") : NULL, *f;
-	int n = 0;
+	const check_analysis *an = &rep->an;
+	int n1 = an->nfind[k1], n2 = k2 >= 0 ? an->nfind[k2] : 0;
+	int kept1 = n1 < CHECK_FIND_KEEP ? n1 : CHECK_FIND_KEEP;
+	int kept2 = n2 < CHECK_FIND_KEEP ? n2 : CHECK_FIND_KEEP;
 	size_t pos = 0;
 	buf[0] = '\0';
-	cJSON_ArrayForEach(f, fs) {
-		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
-		if (!kind || (strcmp(kind, k1) && (!k2 || strcmp(kind, k2))))
-			continue;
-		if (n++ < 3 && pos < len) {
-			const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
-			cJSON *ln = cJSON_GetObjectItem(f, "line"), *col = cJSON_GetObjectItem(f, "column");
-			cJSON *other = cJSON_GetObjectItem(f, "other_line");
-			char with[48] = "";
-			if (cJSON_IsNumber(other) && other->valueint > 0)
-				snprintf(with, sizeof with, " (with line %d)", other->valueint);
-			int k = snprintf(buf + pos, len - pos, "%s%s:%d:%d: %s%s", pos ? "; " : "",
-			                 rep->opts.kernel, cJSON_IsNumber(ln) ? ln->valueint : 0,
-			                 cJSON_IsNumber(col) ? col->valueint : 0, m ? m : kind, with);
-			pos = k > 0 ? pos + (size_t)k : pos;
-		}
+	for (int i = 0, j = 0, quoted = 0; quoted < 3 && (i < kept1 || j < kept2) && pos < len; quoted++) {
+		const check_finding *f = j >= kept2 || (i < kept1 && an->find[k1][i].order <
+		                         an->find[k2][j].order) ? &an->find[k1][i++] : &an->find[k2][j++];
+		char with[48] = "";
+		if (f->other_line > 0)
+			snprintf(with, sizeof with, " (with line %d)", f->other_line);
+		int k = snprintf(buf + pos, len - pos, "%s%s:%d:%d: %s%s", pos ? "; " : "",
+		                 rep->opts.kernel, f->line, f->column, f->message, with);
+		pos = k > 0 ? pos + (size_t)k : pos;
 	}
-	return n;
+	return n1 + n2;
 }
 
 static void eval_builds(const check_opts *o, check_report *rep)
@@ -237,7 +234,7 @@ static void eval_memory(const check_opts *o, check_report *rep)
 			    "%s at %dx%d", ch->runs[i].guard_msg, ch->runs[i].rows, ch->runs[i].cols);
 			return;
 		}
-	if (analysis_findings(rep, "out_of_bounds", "uninitialized", found, sizeof found)) {
+	if (analysis_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
 		char try_[400] = "check the index of that access against the buffer's size, and that "
 		                 "__local memory is written (and a barrier passed) before it is read",
 		     why[1];
@@ -254,18 +251,18 @@ static void eval_memory(const check_opts *o, check_report *rep)
 		    "the kernel is not memory-safe", rep->run_end);
 		return;
 	}
-	if (rep->analysis_failed) {
+	if (rep->an.state == ANALYSIS_FAILED) {
 		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
 		return;
 	}
 	if (!ch->nruns || rep->child_timed_out)
 		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not %s",
 		    ch->nruns ? "finish every run" : "run");
-	else if (!rep->analysis)
+	else if (rep->an.state != ANALYSIS_DONE)
 		set(c, CRIT_NOT_CHECKED, NULL, "writes outside buffers: none (guard zones); "
 		    "out-of-bounds reads and uninitialised __local reads: not checked (%s)",
 		    rep->analysis_note);
-	else if (strstr(rep->analysis_note, "uninitialised"))
+	else if (!rep->an.uninit_checked)
 		set(c, CRIT_PASS, NULL, "no write outside a buffer (guard zones); no out-of-bounds "
 		    "access under Oclgrind (uninitialised reads not checked: see the note)");
 	else
@@ -277,11 +274,7 @@ static void eval_memory(const check_opts *o, check_report *rep)
 /* A data race between work-items of different work-groups (a barrier cannot order them)? */
 static int race_across_groups(const check_report *rep)
 {
-	cJSON *fs = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "findings") : NULL, *f;
-	cJSON_ArrayForEach(f, fs)
-		if (cJSON_IsTrue(cJSON_GetObjectItem(f, "across_groups")))
-			return 1;
-	return 0;
+	return rep->an.across_groups > 0;
 }
 
 /* Does every race finding name __global memory?  Such a race is between work-items that
@@ -289,20 +282,11 @@ static int race_across_groups(const check_report *rep)
  * 1: yes, all write-write; 2: yes, some read-write. */
 static int races_all_global(const check_report *rep)
 {
-	cJSON *fs = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "findings") : NULL, *f;
-	int n = 0, rw = 0;
-	cJSON_ArrayForEach(f, fs) {
-		const char *kind = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
-		const char *space = cJSON_GetStringValue(cJSON_GetObjectItem(f, "space"));
-		const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(f, "message"));
-		if (!kind || (strcmp(kind, "data_race") && strcmp(kind, "barrier_divergence")))
-			continue;
-		if (strcmp(kind, "data_race") || !space || strcmp(space, "global"))
-			return 0;
-		rw += m && strstr(m, "Read-write") != NULL;
-		n++;
-	}
-	return n == 0 ? 0 : rw ? 2 : 1;
+	const check_analysis *an = &rep->an;
+	if (an->nfind[FIND_DATA_RACE] == 0 || an->nfind[FIND_BARRIER_DIVERGENCE] > 0 ||
+	    an->races_global != an->nfind[FIND_DATA_RACE])
+		return 0;
+	return an->races_global_rw ? 2 : 1;
 }
 
 /* The first barrier divergence Oclgrind found, with the condition that lets some work-items
@@ -344,7 +328,7 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 	char found[500];
 	int fence = diag_global_only_fence(source), global = 0;
 	char var[64] = "__global memory";
-	int n = analysis_findings(rep, "data_race", "barrier_divergence", found, sizeof found);
+	int n = analysis_findings(rep, FIND_DATA_RACE, FIND_BARRIER_DIVERGENCE, found, sizeof found);
 	if (n)
 		global = races_all_global(rep);
 	const char *named = strstr(found, " of '");   /* Oclgrind names the buffer */
@@ -379,9 +363,9 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 		set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
 		    "__local tile and before reading it, and again before overwriting it; every "
 		    "work-item must reach every barrier", "%s", found);
-	else if (rep->analysis_failed)
+	else if (rep->an.state == ANALYSIS_FAILED)
 		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
-	else if (!rep->analysis)
+	else if (rep->an.state != ANALYSIS_DONE)
 		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
 		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
 	else
@@ -389,36 +373,11 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 	(void)o;
 }
 
-/* Number of __local sites Oclgrind saw the kernel load from, or -1 without an analysis. */
-static int local_loads(const check_report *rep)
-{
-	cJSON *sites = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "local_sites") : NULL, *s;
-	int n = 0;
-	if (!rep->analysis)
-		return -1;
-	cJSON_ArrayForEach(s, sites) {
-		const char *access = cJSON_GetStringValue(cJSON_GetObjectItem(s, "access"));
-		n += access && strcmp(access, "store") != 0;
-	}
-	return n;
-}
-
-/* Global bytes loaded per work unit of the kind (per FLOP for matmul) in the first analysis
- * run (the lesson's TILE), or 0 without one. */
-static double bytes_per_unit(const check_report *rep)
-{
-	cJSON *run = rep->analysis ? cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0) : NULL;
-	cJSON *ld = run ? cJSON_GetObjectItem(cJSON_GetObjectItem(run, "global_bytes"), "loaded") : NULL;
-	const kind *k = rep->opts.l->kind;
-	return cJSON_IsNumber(ld) ? ld->valuedouble / k->traffic_units(rep->analyses[0].rows,
-	                                                              rep->analyses[0].cols) : 0;
-}
-
 static void eval_local(const check_opts *o, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_USES_LOCAL);
 	const check_child *ch = &rep->child;
-	int loads = local_loads(rep);
+	int loads = rep->an.summary ? rep->an.local_loads : -1;   /* -1: no analysis */
 	char msg[400];
 	const char *token_try = NULL;
 	const char *try_ = "declare a __local tile (e.g. __local float tile[TILE][TILE];), load it "
@@ -442,7 +401,7 @@ static void eval_local(const check_opts *o, check_report *rep)
 		set(c, CRIT_FAIL, try_, "the kernel uses no __local memory (%zu bytes per work-group)",
 		    ch->local_bytes);
 	else if (loads > 0 && o->l->kind->token_local &&
-	         o->l->kind->token_local(bytes_per_unit(rep), o->l->tile, msg, sizeof msg, &token_try))
+	         o->l->kind->token_local(rep->an.loaded_per_unit, o->l->tile, msg, sizeof msg, &token_try))
 		set(c, CRIT_FAIL, token_try, "%s", msg);   /* a token __local round trip is not tiling */
 	else
 		set(c, CRIT_PASS, NULL, "%zu bytes of __local memory per work-group (from %s)%s",
@@ -450,91 +409,48 @@ static void eval_local(const check_opts *o, check_report *rep)
 		    loads > 0 ? ", read back by the kernel" : "");
 }
 
-/* The worst __local site under the chosen profile: its n-way, or 0 when there is none. */
-static int worst_site(const check_report *rep, const char *profile, cJSON **site)
+/* The fix that works for the worst site's pattern (bank.h), from the lane stride of one warp
+ * and from a conflict-free access to the same variable (a transpose's other side: swapping
+ * this site's indices would only move the conflict there). */
+static void conflict_fix(const check_site *w, int banks, char *buf, size_t len)
 {
-	cJSON *sites = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "local_sites") : NULL, *s;
-	int worst = 0;
-	*site = NULL;
-	cJSON_ArrayForEach(s, sites) {
-		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), profile);
-		cJSON *nw = p ? cJSON_GetObjectItem(p, "n_way") : NULL;
-		if (nw && nw->valueint > worst) {
-			worst = nw->valueint;
-			*site = s;
-		}
-	}
-	return worst;
-}
-
-/* The fix that works for the worst site's pattern, from the byte offsets of one warp, and
- * from the other accesses to its variable: a conflict-free one walks the other way (the
- * transpose), so swapping this site's indices would only move the conflict there. */
-static void conflict_fix(const check_report *rep, cJSON *site, int banks, char *buf, size_t len)
-{
-	cJSON *offs = cJSON_GetObjectItem(cJSON_GetObjectItem(site, "worst_lanes"), "offsets"), *s;
-	int prev = -1, prev_lane = -1, stride = 0, other = 0;
-	const char *other_access = NULL;
-	for (int i = 0; i < cJSON_GetArraySize(offs) && !stride; i++) {
-		cJSON *o = cJSON_GetArrayItem(offs, i);
-		if (!cJSON_IsNumber(o))
-			continue;   /* an inactive lane: the stride is per lane between active ones */
-		if (prev >= 0)
-			stride = (o->valueint - prev) / 4 / (i - prev_lane);
-		prev = o->valueint, prev_lane = i;
-	}
-	const char *var = cJSON_GetStringValue(cJSON_GetObjectItem(site, "variable"));
-	cJSON_ArrayForEach(s, cJSON_GetObjectItem(rep->analysis, "local_sites")) {
-		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(s, "variable"));
-		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), rep->opts.profile);
-		cJSON *nw = cJSON_GetObjectItem(p, "n_way");
-		if (s != site && var && v && !strcmp(v, var) && cJSON_IsNumber(nw) && nw->valueint <= 1 &&
-		    !other) {
-			other = cJSON_GetObjectItem(s, "line")->valueint;
-			other_access = cJSON_GetStringValue(cJSON_GetObjectItem(s, "access"));
-		}
-	}
-	bank_fix(stride, banks, other, other_access, buf, len);
+	bank_fix(w->stride, banks, w->free_line, w->free_access[0] ? w->free_access : NULL, buf, len);
 }
 
 static void eval_conflicts(const check_opts *o, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_CONFLICT_FREE);
-	cJSON *site;
+	const check_analysis *an = &rep->an;
+	const check_site *w = &an->worst;
 	const bank_profile *bp = bank_profile_find(o->profile);
-	if (rep->analysis_failed && worst_site(rep, o->profile, &site) <= 2) {
+	if (an->state == ANALYSIS_FAILED && w->n_way <= 2) {
 		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
 		return;   /* a partial run shows no conflict-free kernel (a conflict it saw, it fails) */
 	}
-	if (!rep->analysis) {
+	if (!an->summary) {
 		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
 		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
 		return;
 	}
-	int n = worst_site(rep, o->profile, &site);
-	if (!site) {
+	if (!an->has_worst) {
 		set(c, CRIT_NOT_CHECKED, NULL, "no __local access to check");
 		return;
 	}
-	const char *var = cJSON_GetStringValue(cJSON_GetObjectItem(site, "variable"));
-	const char *acc = cJSON_GetStringValue(cJSON_GetObjectItem(site, "access"));
-	int line = cJSON_GetObjectItem(site, "line")->valueint;
-	int col = cJSON_GetObjectItem(site, "column")->valueint;
 	char fix[400];
-	conflict_fix(rep, site, bp ? bp->banks : 32, fix, sizeof fix);
-	if (n > 2)
+	conflict_fix(w, bp ? bp->banks : 32, fix, sizeof fix);
+	if (w->n_way > 2)
 		set(c, CRIT_FAIL, fix,
 		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "
-		    "bank %d times; conflict-free is 1)", o->kernel, line, col, acc ? acc : "access",
-		    var ? var : "?", n, bp ? bp->label : o->profile, n);
+		    "bank %d times; conflict-free is 1)", o->kernel, w->line, w->column,
+		    w->access[0] ? w->access : "access", w->variable[0] ? w->variable : "?", w->n_way,
+		    bp ? bp->label : o->profile, w->n_way);
 	else
-		set(c, CRIT_PASS, NULL, "worst __local access %d-way on %s (%s:%d)", n,
-		    bp ? bp->label : o->profile, o->kernel, line);
-	cJSON *tile = cJSON_GetObjectItem(site, "tile");
-	if (o->l->tiles[0] && cJSON_IsNumber(tile)) {   /* analysed at more than one TILE */
+		set(c, CRIT_PASS, NULL, "worst __local access %d-way on %s (%s:%d)", w->n_way,
+		    bp ? bp->label : o->profile, o->kernel, w->line);
+	if (o->l->tiles[0] && w->tile) {   /* analysed at more than one TILE */
 		size_t k = strlen(c->msg);
 		snprintf(c->msg + k, sizeof c->msg - k, " at TILE=%d (the analysis ran at TILE=%d%s)",
-		         tile->valueint, o->l->tile, rep->nanalyses > 1 ? " and your chosen TILE" : "");
+		         w->tile, o->l->tile, rep->nanalyses > 1 ? " and your chosen TILE" : "");
 	}
 }
 
