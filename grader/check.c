@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "bank.h"
 #include "diag.h"
+#include "occ.h"
 #include "localmem.h"
 #include "sandbox.h"
 #include "trace.h"
@@ -769,6 +771,31 @@ static void summarize_findings(cJSON *summary, check_analysis *an)
 	}
 }
 
+/* The lane -> bank picture of one warp of a site (its worst_lanes) and its busiest bank. */
+static void lane_picture(cJSON *site, check_site *w)
+{
+	cJSON *wl = cJSON_GetObjectItem(site, "worst_lanes"), *banks = cJSON_GetObjectItem(wl, "banks");
+	cJSON *offs = cJSON_GetObjectItem(wl, "offsets");
+	const char *prof = cJSON_GetStringValue(cJSON_GetObjectItem(wl, "profile"));
+	const bank_profile *bp = bank_profile_find(prof ? prof : "?");
+	int n = cJSON_GetArraySize(banks);
+	w->picture = 0;
+	if (!cJSON_IsArray(banks) || !bp || n > BANK_MAX_LANES || cJSON_GetArraySize(offs) != n)
+		return;
+	uint64_t addr[BANK_MAX_LANES] = { 0 };
+	unsigned char active[BANK_MAX_LANES] = { 0 };
+	for (int i = 0; i < n; i++) {
+		cJSON *b = cJSON_GetArrayItem(banks, i), *o = cJSON_GetArrayItem(offs, i);
+		active[i] = cJSON_IsNumber(b) && cJSON_IsNumber(o);
+		addr[i] = active[i] ? (uint64_t)o->valuedouble : 0;
+		w->bank[i] = active[i] ? (signed char)b->valueint : -1;
+	}
+	bank_busy b = bank_busiest(bp, addr, active, n);
+	w->picture = 1, w->nlanes = n;
+	w->busy_bank = b.bank, w->busy_lanes = b.lanes, w->busy_words = b.words;
+	w->inactive = b.inactive;
+}
+
 /* The worst __local site under the profile, and the load count. */
 static void summarize_sites(cJSON *summary, const char *profile, check_analysis *an)
 {
@@ -789,6 +816,7 @@ static void summarize_sites(cJSON *summary, const char *profile, check_analysis 
 		copy_str(an->worst.access, sizeof an->worst.access, s, "access");
 		an->worst.tile = num(s, "tile");
 		an->worst.stride = lane_stride(s);
+		lane_picture(s, &an->worst);
 	}
 	/* the first conflict-free access to the worst site's variable */
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(summary, "local_sites")) {
@@ -829,6 +857,33 @@ static void summarize_analysis(const check_opts *o, check_report *rep)
 	an->global_stored = cJSON_IsNumber(cJSON_GetObjectItem(gb, "stored")) ?
 	                    cJSON_GetObjectItem(gb, "stored")->valuedouble : 0;
 	an->loaded_per_unit = an->global_loaded / k->traffic_units(as.rows, as.cols);
+}
+
+/* ---- occupancy, for the report ------------------------------------------------------------ */
+
+static check_occ occ_row(const occ_profile *p, const occ_input *in, int regs_used)
+{
+	occ_result r = occ_compute(p, in);
+	check_occ o = { p->name, r.status == OCC_OK, r.groups_per_cu, r.occupancy,
+	                occ_limiter_name(r.limiter), occ_status_name(r.status), r.unit,
+	                r.needed, r.available, regs_used };
+	return o;
+}
+
+/* The kernel through every profile: its work-group, its local bytes, and its registers where
+ * the device's compiler reported them (NVIDIA counts, NVIDIA profiles only). */
+static void occupancy(const check_opts *o, check_report *rep)
+{
+	const check_child *ch = &rep->child;
+	rep->work_group = o->l->kind->group_size(o->l->tile);
+	for (int i = 0; ch->kernel_found && i < occ_profile_count() && i < CHECK_MAX_OCC; i++) {
+		const occ_profile *p = occ_profile_at(i);
+		occ_input in = { .work_group = rep->work_group, .local_bytes = (long)ch->local_bytes };
+		int regs = ch->registers && p->vendor == OCC_NVIDIA && strstr(ch->dev.platform, "NVIDIA");
+		if (regs)
+			in.registers = ch->registers;
+		rep->occ[rep->nocc++] = occ_row(p, &in, regs);
+	}
 }
 
 /* ---- orchestration -------------------------------------------------------------------- */
@@ -1039,6 +1094,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 		}
 	}
 	summarize_analysis(o, rep);
+	occupancy(o, rep);
 	crit_eval(o, source, rep);
 	free(source);
 	return rep->exit_code;

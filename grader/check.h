@@ -128,6 +128,10 @@ typedef struct check_site {
 	int free_line;            /* a conflict-free access to the same variable (0: none) ...   */
 	char free_access[16];     /* ... and whether it loads or stores                         */
 	int tile;                 /* the TILE of the analysis run it came from (0: not said)    */
+	/* the report's lane -> bank picture of its worst warp (picture = 0: none to draw) */
+	int picture, nlanes;
+	signed char bank[64];     /* -1: a lane that does not take part                         */
+	int busy_bank, busy_lanes, busy_words, inactive;  /* bank_busiest() of that warp        */
 } check_site;
 
 typedef struct check_analysis {
@@ -155,6 +159,20 @@ typedef struct check_crit {
 	                             speed not judged on this device type): left out of scores */
 } check_crit;
 
+/* The kernel through one occupancy profile (occ.h), computed by check.c for the report. */
+typedef struct check_occ {
+	const char *profile;      /* "nvidia-sm90" (static)                                     */
+	int fits;                 /* it launches: groups_per_cu and occupancy are set            */
+	int groups_per_cu;
+	double occupancy;
+	const char *limiter;      /* what limits it, or what does not fit (static)               */
+	const char *status, *unit;/* "ok" / "does_not_fit"; the unit of needed/available          */
+	long needed, available;
+	int registers_used;       /* the device compiler's register count was used               */
+} check_occ;
+
+enum { CHECK_MAX_OCC = 16 };
+
 typedef struct check_report {
 	check_opts opts;
 	char refused[600];        /* #include policy refusal, "" if none */
@@ -174,6 +192,9 @@ typedef struct check_report {
 	                             start, out of memory, its own time limit on a kernel that
 	                             runs fine): criteria that need it not_checked, exit 2 */
 	char analysis_failure[160];
+	int work_group;           /* work-items per group at the lesson's TILE (the kind's geometry) */
+	int nocc;                 /* occupancy of the kernel per profile (kernel_found only)      */
+	check_occ occ[CHECK_MAX_OCC];
 	int ncrit;
 	check_crit crit[CRIT_COUNT];
 	int grader_failed;        /* the grader could not finish its own work (a build killed by

@@ -4,9 +4,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "bank.h"
 #include "hint.h"
-#include "occ.h"
 #include "report.h"
 #include "tilechoice.h"
 
@@ -46,51 +44,40 @@ static const char *sval(cJSON *o, const char *k)
 	return s ? s : "?";
 }
 
-/* The lane -> bank picture of one warp of the worst site: "." for a lane that does not take
- * part, then what the busiest bank serves (distinct words one after another; lanes sharing a
- * word get it in one broadcast). */
-static void text_lanes(FILE *f, cJSON *worst, int n_way)
+/* The lane -> bank picture of one warp of the worst site (check.c drew it): "." for a lane
+ * that does not take part, then what the busiest bank serves (distinct words one after
+ * another; lanes sharing a word get it in one broadcast). */
+static void text_lanes(FILE *f, const check_site *w)
 {
-	cJSON *wl = cJSON_GetObjectItem(worst, "worst_lanes"), *banks = cJSON_GetObjectItem(wl, "banks");
-	cJSON *offs = cJSON_GetObjectItem(wl, "offsets");
-	const bank_profile *bp = bank_profile_find(sval(wl, "profile"));
-	int n = cJSON_GetArraySize(banks);
-	if (n_way <= 1 || !cJSON_IsArray(banks) || !bp || n > BANK_MAX_LANES ||
-	    cJSON_GetArraySize(offs) != n)
+	int n = w->nlanes;
+	if (w->n_way <= 1 || !w->picture)
 		return;
-	uint64_t addr[BANK_MAX_LANES] = { 0 };
-	unsigned char active[BANK_MAX_LANES] = { 0 };
-	fprintf(f, "  one warp of the worst access (line %d, %s): lane -> bank\n", ival(worst, "line"),
-	        sval(worst, "variable"));
+	fprintf(f, "  one warp of the worst access (line %d, %s): lane -> bank\n", w->line,
+	        w->variable[0] ? w->variable : "?");
 	for (int row = 0; row < n; row += 16) {
 		fprintf(f, "    lanes %2d-%2d:", row, row + 15 < n ? row + 15 : n - 1);
-		for (int i = row; i < n && i < row + 16; i++) {
-			cJSON *b = cJSON_GetArrayItem(banks, i), *o = cJSON_GetArrayItem(offs, i);
-			active[i] = cJSON_IsNumber(b) && cJSON_IsNumber(o);
-			addr[i] = active[i] ? (uint64_t)o->valuedouble : 0;
-			if (active[i])
-				fprintf(f, " %2d", b->valueint);
+		for (int i = row; i < n && i < row + 16; i++)
+			if (w->bank[i] >= 0)
+				fprintf(f, " %2d", w->bank[i]);
 			else
 				fprintf(f, "  .");
-		}
 		fputc('\n', f);
 	}
-	bank_busy b = bank_busiest(bp, addr, active, n);
-	if (b.inactive)
+	if (w->inactive)
 		fprintf(f, "    (. = a lane that does not take part in this access: %d of %d)\n",
-		        b.inactive, n);
-	if (b.lanes > b.words)
+		        w->inactive, n);
+	if (w->busy_lanes > w->busy_words)
 		fprintf(f, "    bank %d is hit by %d lanes at %d different words; lanes that share a word "
-		        "get it in one broadcast, the %d words are served one after another.\n", b.bank,
-		        b.lanes, b.words, b.words);
+		        "get it in one broadcast, the %d words are served one after another.\n",
+		        w->busy_bank, w->busy_lanes, w->busy_words, w->busy_words);
 	else
 		fprintf(f, "    bank %d is hit by %d lanes at %d different words: they are served one "
-		        "after another.\n", b.bank, b.lanes, b.words);
+		        "after another.\n", w->busy_bank, w->busy_lanes, w->busy_words);
 }
 
 static void text_local(FILE *f, const check_report *rep)
 {
-	cJSON *sites = cJSON_GetObjectItem(rep->analysis, "local_sites"), *s, *worst = NULL;
+	cJSON *sites = cJSON_GetObjectItem(rep->analysis, "local_sites"), *s;
 	if (cJSON_GetArraySize(sites) == 0)
 		return;
 	const char *prof = rep->opts.profile;
@@ -98,7 +85,6 @@ static void text_local(FILE *f, const check_report *rep)
 	        "interior warps only)\n", C_BOLD, C_END, prof);
 	fprintf(f, "  %-10s %-10s %-6s %7s %18s\n", "line:col", "variable", "access", "n-way",
 	        "wavefronts/ideal");
-	int wn = 0;
 	cJSON_ArrayForEach(s, sites) {
 		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), prof);
 		int n = ival(p, "n_way"), inst = ival(s, "instructions");
@@ -107,10 +93,8 @@ static void text_local(FILE *f, const check_report *rep)
 		fprintf(f, "  %-10s %-10s %-6s %s%6d%s %10.1f / %.1f\n", lc, sval(s, "variable"),
 		        sval(s, "access"), n > 2 ? C_BAD : "", n, C_END,
 		        inst ? dval(p, "wavefronts") / inst : 0, inst ? dval(p, "ideal_wavefronts") / inst : 0);
-		if (n > wn)
-			wn = n, worst = s;
 	}
-	text_lanes(f, worst, wn);
+	text_lanes(f, &rep->an.worst);
 }
 
 static void text_global(FILE *f, const check_report *rep)
@@ -131,8 +115,7 @@ static void text_global(FILE *f, const check_report *rep)
 	                                "global_bytes");
 	const kind *k = rep->opts.l->kind;
 	if (k->traffic_text && gb)
-		fprintf(f, k->traffic_text, dval(gb, "loaded") /
-		        k->traffic_units(rep->analyses[0].rows, rep->analyses[0].cols));
+		fprintf(f, k->traffic_text, rep->an.loaded_per_unit);
 }
 
 /* Where the Oclgrind analysis ran: sizes drawn from the seed, and each run's TILE. */
@@ -151,26 +134,12 @@ static void text_analysis_sizes(FILE *f, const check_report *rep)
 	        l->kind->analysis_hi.cols, C_END);
 }
 
-/* The kernel through one occupancy profile: its work-group, its local bytes, and its
- * registers where the device's compiler reported them (NVIDIA counts, NVIDIA profiles only). */
-static occ_result occupancy(const check_report *rep, const occ_profile *p, int *regs_used)
-{
-	int wg = rep->opts.l->tile * rep->opts.l->tile;
-	occ_input in = { .work_group = wg, .local_bytes = (long)rep->child.local_bytes };
-	*regs_used = rep->child.registers && p->vendor == OCC_NVIDIA &&
-	             strstr(rep->child.dev.platform, "NVIDIA");
-	if (*regs_used)
-		in.registers = rep->child.registers;
-	return occ_compute(p, &in);
-}
-
 static void text_occupancy(FILE *f, const check_report *rep)
 {
 	const check_child *ch = &rep->child;
 	if (!ch->kernel_found)
 		return;
-	int wg = rep->opts.l->tile * rep->opts.l->tile, regs;
-	fprintf(f, "\n%soccupancy%s (work-group %d, %zu B __local from %s", C_BOLD, C_END, wg,
+	fprintf(f, "\n%soccupancy%s (work-group %d, %zu B __local from %s", C_BOLD, C_END, rep->work_group,
 	        ch->local_bytes, lmem_source_text(ch->local_source));
 	if (ch->local_source != LMEM_RUNTIME)
 		fprintf(f, ", the runtime reported %zu", ch->local_runtime);
@@ -180,15 +149,14 @@ static void text_occupancy(FILE *f, const check_report *rep)
 		        "the NVIDIA rows)\n", ch->registers);
 	else
 		fprintf(f, "registers not reported by this device, so assumed not limiting)\n");
-	for (int i = 0; i < occ_profile_count(); i++) {
-		const occ_profile *p = occ_profile_at(i);
-		occ_result r = occupancy(rep, p, &regs);
-		if (r.status == OCC_OK)
-			fprintf(f, "  %-14s %2d groups/CU  %3.0f%%  limited by %s\n", p->name,
-			        r.groups_per_cu, 100 * r.occupancy, occ_limiter_name(r.limiter));
+	for (int i = 0; i < rep->nocc; i++) {
+		const check_occ *r = &rep->occ[i];
+		if (r->fits)
+			fprintf(f, "  %-14s %2d groups/CU  %3.0f%%  limited by %s\n", r->profile,
+			        r->groups_per_cu, 100 * r->occupancy, r->limiter);
 		else
-			fprintf(f, "  %-14s does not fit: %s needs %ld %s, the limit is %ld\n", p->name,
-			        occ_limiter_name(r.limiter), r.needed, r.unit ? r.unit : "", r.available);
+			fprintf(f, "  %-14s does not fit: %s needs %ld %s, the limit is %ld\n", r->profile,
+			        r->limiter, r->needed, r->unit ? r->unit : "", r->available);
 	}
 }
 
@@ -522,33 +490,28 @@ static void json_memory(cJSON *root, const check_report *rep)
 	cJSON_AddItemToObject(gm, "analysis_size", size_pair(as.rows, as.cols));
 	cJSON_AddNumberToObject(gm, "bytes_loaded", dval(gb, "loaded"));
 	cJSON_AddNumberToObject(gm, "bytes_stored", dval(gb, "stored"));
-	cJSON_AddNumberToObject(gm, k->traffic_key, dval(gb, "loaded") / k->traffic_units(as.rows, as.cols));
+	cJSON_AddNumberToObject(gm, k->traffic_key, rep->an.loaded_per_unit);
 }
 
 static void json_occupancy(cJSON *root, const check_report *rep)
 {
 	cJSON *a = cJSON_AddArrayToObject(root, "occupancy");
-	if (!rep->child.kernel_found)
-		return;
-	int wg = rep->opts.l->tile * rep->opts.l->tile, regs;
-	for (int i = 0; i < occ_profile_count(); i++) {
-		const occ_profile *p = occ_profile_at(i);
-		occ_result r = occupancy(rep, p, &regs);
-		int fits = r.status == OCC_OK;
+	for (int i = 0; i < rep->nocc; i++) {
+		const check_occ *r = &rep->occ[i];
 		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "profile", p->name);
-		cJSON_AddNumberToObject(o, "work_group", wg);
+		cJSON_AddStringToObject(o, "profile", r->profile);
+		cJSON_AddNumberToObject(o, "work_group", rep->work_group);
 		cJSON_AddNumberToObject(o, "local_bytes", (double)rep->child.local_bytes);
-		cJSON_AddNumberToObject(o, "groups_per_cu", fits ? r.groups_per_cu : 0);
-		cJSON_AddNumberToObject(o, "occupancy", fits ? r.occupancy : 0);
-		cJSON_AddStringToObject(o, "limiter", occ_limiter_name(r.limiter));
-		cJSON_AddStringToObject(o, "status", occ_status_name(r.status));
-		if (!fits) {
-			cJSON_AddNumberToObject(o, "needed", (double)r.needed);
-			cJSON_AddNumberToObject(o, "available", (double)r.available);
+		cJSON_AddNumberToObject(o, "groups_per_cu", r->fits ? r->groups_per_cu : 0);
+		cJSON_AddNumberToObject(o, "occupancy", r->fits ? r->occupancy : 0);
+		cJSON_AddStringToObject(o, "limiter", r->limiter);
+		cJSON_AddStringToObject(o, "status", r->status);
+		if (!r->fits) {
+			cJSON_AddNumberToObject(o, "needed", (double)r->needed);
+			cJSON_AddNumberToObject(o, "available", (double)r->available);
 		}
-		cJSON_AddBoolToObject(o, "registers_known", regs);
-		if (regs)
+		cJSON_AddBoolToObject(o, "registers_known", r->registers_used);
+		if (r->registers_used)
 			cJSON_AddNumberToObject(o, "registers", rep->child.registers);
 		cJSON_AddItemToArray(a, o);
 	}
