@@ -83,6 +83,7 @@ typedef struct check_child {
 	int timed, baseline_failed;
 	int time_rows, time_cols, time_reps;
 	double kernel_ms, baseline_ms;
+	double copy_ms;           /* the copy kernel of the same bytes (kind.h copy_floats), 0: none */
 	int ntiles;
 	check_tile tiles[LESSON_MAX_TILES];
 	int nlocals;
@@ -195,6 +196,8 @@ typedef struct check_report {
 	int work_group;           /* work-items per group at the lesson's TILE (the kind's geometry) */
 	int nocc;                 /* occupancy of the kernel per profile (kernel_found only)      */
 	check_occ occ[CHECK_MAX_OCC];
+	double copy_gbps;         /* the copy kernel timed beside it: bytes read + written per s */
+	double of_copy;           /* the kernel's GB/s over the copy's (kinds timed in GB/s)     */
 	int ncrit;
 	check_crit crit[CRIT_COUNT];
 	int grader_failed;        /* the grader could not finish its own work (a build killed by

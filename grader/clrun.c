@@ -267,6 +267,9 @@ cl_int clrun_fill_output(clrun *r, clrun_bufs *b, unsigned bits)
 	                           b->len[o] * sizeof(float), 0, NULL, NULL);
 }
 
+static cl_int run_timed(clrun *r, cl_kernel k, int dims, const size_t *global,
+                        const size_t *local, double *ms);
+
 cl_int clrun_launch(clrun *r, cl_kernel k, const clrun_bufs *b, int tile, double *ms)
 {
 	return clrun_launch_local(r, k, b, tile, tile, ms);
@@ -293,8 +296,15 @@ cl_int clrun_launch_local(clrun *r, cl_kernel k, const clrun_bufs *b, int lx, in
 		global[0] = kind_round_up(global[0], local[0]);
 		global[1] = kind_round_up(global[1], local[1]);
 	}
+	return run_timed(r, k, dims, global, local, ms);
+}
+
+/* Enqueue k over an NDRange, wait, and read its profiling time into *ms (when not NULL). */
+static cl_int run_timed(clrun *r, cl_kernel k, int dims, const size_t *global,
+                        const size_t *local, double *ms)
+{
 	cl_event ev;
-	e = clEnqueueNDRangeKernel(r->queue, k, dims, NULL, global, local, 0, NULL, &ev);
+	cl_int e = clEnqueueNDRangeKernel(r->queue, k, dims, NULL, global, local, 0, NULL, &ev);
 	if (e != CL_SUCCESS)
 		return e;
 	e = clWaitForEvents(1, &ev);
@@ -309,6 +319,54 @@ cl_int clrun_launch_local(clrun *r, cl_kernel k, const clrun_bufs *b, int lx, in
 		*ms = (t1 - t0) * 1e-6;
 	clReleaseEvent(ev);
 	return e;
+}
+
+static const char *copy_source =
+	"__kernel void clgrade_copy(__global const float *in, __global float *out, const int n)\n"
+	"{\n"
+	"\tint i = get_global_id(0);\n"
+	"\tif (i < n)\n"
+	"\t\tout[i] = in[i];\n"
+	"}\n";
+
+cl_int clrun_copy_open(clrun *r, const clrun_bufs *b, size_t n, clrun_copy *c)
+{
+	char log[2048];
+	cl_program prog = NULL;
+	memset(c, 0, sizeof *c);
+	cl_int e = clrun_build(r, copy_source, "", &prog, log, sizeof log);
+	if (e == CL_SUCCESS)
+		c->k = clCreateKernel(prog, "clgrade_copy", &e);
+	if (prog)
+		clReleaseProgram(prog);
+	if (e == CL_SUCCESS)
+		c->out = clCreateBuffer(r->ctx, CL_MEM_READ_WRITE, (n ? n : 1) * sizeof(float), NULL, &e);
+	c->in = b->view[0];
+	c->n = (cl_int)n;
+	if (e == CL_SUCCESS)
+		e = clSetKernelArg(c->k, 0, sizeof(cl_mem), &c->in);
+	if (e == CL_SUCCESS)
+		e = clSetKernelArg(c->k, 1, sizeof(cl_mem), &c->out);
+	if (e == CL_SUCCESS)
+		e = clSetKernelArg(c->k, 2, sizeof(cl_int), &c->n);
+	if (e != CL_SUCCESS)
+		clrun_copy_close(c);
+	return e;
+}
+
+cl_int clrun_copy_launch(clrun *r, const clrun_copy *c, double *ms)
+{
+	size_t local = 256, global = kind_round_up((size_t)c->n, local);
+	return run_timed(r, c->k, 1, &global, &local, ms);
+}
+
+void clrun_copy_close(clrun_copy *c)
+{
+	if (c->k)
+		clReleaseKernel(c->k);
+	if (c->out)
+		clReleaseMemObject(c->out);
+	memset(c, 0, sizeof *c);
 }
 
 cl_int clrun_download(clrun *r, const clrun_bufs *b, float *out, int *violations,

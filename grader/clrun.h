@@ -71,6 +71,14 @@ cl_int clrun_launch(clrun *r, cl_kernel k, const clrun_bufs *b, int tile, double
 /* The same with an lx x ly local size (the global size rounded up to it in each dimension). */
 cl_int clrun_launch_local(clrun *r, cl_kernel k, const clrun_bufs *b, int lx, int ly, double *ms);
 
+/* A copy kernel of n floats from the problem's first input into a buffer of its own: the
+ * bandwidth a kernel that reads those bytes is shown beside (kind.h copy_floats).  1-D, work-
+ * groups of 256, one float per work-item. */
+typedef struct clrun_copy { cl_kernel k; cl_mem out; cl_mem in; cl_int n; } clrun_copy;
+cl_int clrun_copy_open(clrun *r, const clrun_bufs *b, size_t n, clrun_copy *c);
+cl_int clrun_copy_launch(clrun *r, const clrun_copy *c, double *ms);
+void clrun_copy_close(clrun_copy *c);
+
 /* Read back the output into out[], check every guard zone and that inputs are unchanged.
  * bad_buf/msg describe the first violation ("C: 12 floats written past the end").  Returns
  * the OpenCL status; *violations = number of buffers touched outside their bounds. */

@@ -39,10 +39,14 @@ typedef struct kind {
 	                                         draws square sizes                              */
 
 	/* ---- problem (CPU side, ref.c calls these) ---- */
-	/* Shape of a problem of rows x cols: set p->rows/cols, n_in, in_len[], in_name[],
-	 * out_len, out_name, out_rows/out_cols, flops and bytes.  Inputs are drawn by ref.c. */
+	/* Shape of a problem of rows x cols at TILE p->tile: set p->rows/cols, n_in, in_len[],
+	 * in_name[], out_len, out_name, out_rows/out_cols, flops and bytes, and result_len when
+	 * finish is set.  Inputs are drawn by ref.c (see draw). */
 	void (*shape)(struct ref_problem *p, int rows, int cols);
-	/* Reference into p->expect (double) and per element the bound's scale into p->scale. */
+	/* Draw the inputs from seed; NULL: every input uniform in [-1, 1) (ref_randf). */
+	void (*draw)(struct ref_problem *p, uint64_t seed);
+	/* Reference into p->expect (double) and per element the bound's scale into p->scale
+	 * (result_len of each). */
 	void (*reference)(struct ref_problem *p);
 	/* Largest |got - expect| accepted for output element i (0: the float must equal the
 	 * reference exactly).  Uses p->scale. */
@@ -50,6 +54,10 @@ typedef struct kind {
 	/* Reference and bound of element i computed on the spot, for problems set up without
 	 * their reference (too large for the CPU): see ref_check_sample. */
 	void (*element)(const struct ref_problem *p, size_t i, double *expect, double *bound);
+	/* The values compared with the reference, made on the host from the raw output (e.g. the
+	 * partial sums added in double): p->result_len of them.  NULL: the output itself is
+	 * compared element by element (result_len = out_len). */
+	void (*finish)(const struct ref_problem *p, const float *got, double *result);
 	/* A wrong-result pattern only this kind knows (e.g. "rows and columns swapped"): write
 	 * it into buf and return 1, else 0.  Called after the generic "nothing written" and
 	 * "all zero" patterns, before the generic ones.  May be NULL. */
@@ -73,6 +81,9 @@ typedef struct kind {
 	const char *rate_unit;                /* "GFLOP/s" or "GB/s"                            */
 	const char *rate_key;                 /* JSON timing key: "gflops" or "gbps"            */
 	double (*work)(int rows, int cols);   /* FLOP or bytes of one launch at this size       */
+	/* Floats a copy kernel moves (read and write) in the same timing run, to show the kernel's
+	 * bandwidth beside the device's; NULL: no copy is timed. */
+	double (*copy_floats)(int rows, int cols);
 	const char *traffic_key;              /* JSON key of global bytes loaded per unit       */
 	double (*traffic_units)(int rows, int cols); /* the unit count at the analysis size   */
 	const char *traffic_text;             /* text line (printf of the per-unit value), or NULL */

@@ -27,36 +27,43 @@ size_t kind_round_up(size_t x, size_t m)
 	return (x + m - 1) / m * m;
 }
 
-static int setup(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed, int with_ref)
+static int setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
+                 int with_ref)
 {
 	memset(p, 0, sizeof *p);
 	p->kind = k;
+	p->tile = tile;
 	k->shape(p, rows, cols);
+	if (!k->finish)
+		p->result_len = p->out_len;
 	for (int i = 0; i < p->n_in; i++) {
 		p->in[i] = malloc((p->in_len[i] ? p->in_len[i] : 1) * sizeof(float));
 		if (!p->in[i])
 			return -1;
-		for (size_t j = 0; j < p->in_len[i]; j++)
+		for (size_t j = 0; j < p->in_len[i] && !k->draw; j++)
 			p->in[i][j] = ref_randf(&seed);
 	}
+	if (k->draw)
+		k->draw(p, seed);
 	if (!with_ref)
 		return 0;
-	p->expect = calloc(p->out_len ? p->out_len : 1, sizeof(double));
-	p->scale = calloc(p->out_len ? p->out_len : 1, sizeof(double));
+	p->expect = calloc(p->result_len ? p->result_len : 1, sizeof(double));
+	p->scale = calloc(p->result_len ? p->result_len : 1, sizeof(double));
 	if (!p->expect || !p->scale)
 		return -1;
 	k->reference(p);
 	return 0;
 }
 
-int ref_setup(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed)
+int ref_setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed)
 {
-	return setup(p, k, rows, cols, seed, 1);
+	return setup(p, k, rows, cols, tile, seed, 1);
 }
 
-int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed)
+int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, int tile,
+                     uint64_t seed)
 {
-	return setup(p, k, rows, cols, seed, 0);
+	return setup(p, k, rows, cols, tile, seed, 0);
 }
 
 void ref_free(ref_problem *p)
@@ -140,10 +147,70 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 		         r->got, r->expected);
 }
 
+/* Count the raw output's unwritten and non-finite elements; the first unwritten one. */
+static void scan_raw(const ref_problem *p, const float *got, ref_result *r)
+{
+	for (size_t i = 0; i < p->out_len; i++) {
+		if (unwritten(got[i]) && r->unwritten++ == 0)
+			r->first_row = (int)(i / p->out_cols), r->first_col = (int)(i % p->out_cols);
+		else if (!unwritten(got[i]) && !isfinite(got[i]))
+			r->nonfinite++;
+	}
+}
+
+/* A kind that finishes on the host (kind.h): the raw output must be written and finite,
+ * then each finished value is compared with the reference (expect = NULL: computed on the
+ * spot, kind->element). */
+static void compare_finished(const ref_problem *p, const float *got, ref_result *r)
+{
+	scan_raw(p, got, r);
+	double *res = malloc((p->result_len ? p->result_len : 1) * sizeof(double));
+	if (!res) {
+		r->bad = 1;
+		snprintf(r->pattern, sizeof r->pattern, "out of memory while comparing");
+		return;
+	}
+	p->kind->finish(p, got, res);
+	for (size_t i = 0; i < p->result_len; i++) {
+		double e, bound, scale;
+		if (p->expect)
+			e = p->expect[i], bound = ref_bound(p, i), scale = p->scale[i];
+		else
+			p->kind->element(p, i, &e, &bound), scale = 0;
+		if (isfinite(res[i]) && scale > 0 && fabs(res[i] - e) / scale > r->max_rel_error)
+			r->max_rel_error = fabs(res[i] - e) / scale;
+		if (isfinite(res[i]) && fabs(res[i] - e) <= bound)
+			continue;
+		if (r->bad++ == 0)
+			r->got = res[i], r->expected = e;
+	}
+	free(res);
+	if (r->unwritten)
+		r->bad += r->unwritten;
+	r->passed = r->bad == 0 && !r->nonfinite;
+	if (r->passed)
+		return;
+	if (r->unwritten)
+		snprintf(r->pattern, sizeof r->pattern, "%zu of %zu elements of %s were never written "
+		         "(still the grader's NaN fill), first %s[%d]: every work-group must write its "
+		         "result", r->unwritten, p->out_len, p->out_name, p->out_name,
+		         r->first_row * p->out_cols + r->first_col);
+	else if (r->nonfinite)
+		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements "
+		         "of %s: reading uninitialised __local memory, or reading outside a buffer",
+		         r->nonfinite, p->out_name);
+	else if (!p->kind->pattern || !p->kind->pattern(p, got, r->pattern, sizeof r->pattern))
+		snprintf(r->pattern, sizeof r->pattern, "got %.9g, expected %.9g", r->got, r->expected);
+}
+
 void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r)
 {
 	memset(r, 0, sizeof *r);
 	r->first_row = r->first_col = -1;
+	if (p->kind->finish) {
+		compare_finished(p, got, r);
+		return;
+	}
 	for (size_t i = 0; i < p->out_len; i++) {
 		float g = got[i];
 		if (unwritten(g))
@@ -171,6 +238,10 @@ void ref_check_sample(const ref_problem *p, const float *got, int samples, uint6
 {
 	memset(r, 0, sizeof *r);
 	r->first_row = r->first_col = -1;
+	if (p->kind->finish) {          /* few finished values: every one is checked */
+		compare_finished(p, got, r);
+		return;
+	}
 	for (size_t i = 0; i < p->out_len; i++)
 		if (unwritten(got[i]) && r->unwritten++ == 0)
 			r->first_row = (int)(i / p->out_cols), r->first_col = (int)(i % p->out_cols);

@@ -14,6 +14,7 @@
 
 typedef struct ref_problem {
 	const kind *kind;
+	int tile;                /* the TILE it is launched at (the kind's geometry may need it) */
 	int rows, cols;          /* matmul: rows = cols = N; transpose: input is rows x cols */
 	int n_in;                /* input buffers */
 	float *in[2];
@@ -22,17 +23,20 @@ typedef struct ref_problem {
 	size_t out_len;
 	const char *out_name;    /* "C" / "out" */
 	int out_rows, out_cols;  /* shape of the output */
+	size_t result_len;       /* values compared: out_len, or what the kind's finish makes */
 	double *expect;          /* reference, computed in double */
 	double *scale;           /* per element: error scale (sum |a||b| for matmul; |ref| else) */
 	double flops;            /* 2N^3 for matmul; 0 for transpose */
 	double bytes;            /* bytes a perfect kernel moves (transpose: 2*rows*cols*4) */
 } ref_problem;
 
-/* Allocate inputs (uniform in [-1,1) from seed) and compute the reference.  0 on success. */
-int ref_setup(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed);
+/* Allocate inputs (the kind's draw, else uniform in [-1,1), from seed) for a launch at TILE
+ * tile and compute the reference.  0 on success. */
+int ref_setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed);
 /* The same inputs without the reference (expect = scale = NULL): for timing at sizes whose
  * CPU reference would cost seconds; ref_compare must not be called on it. */
-int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, uint64_t seed);
+int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, int tile,
+                     uint64_t seed);
 void ref_free(ref_problem *p);
 
 /* Error bound of element i, from the kind: matmul 2(K+1)u * sum_k |a_ik||b_kj| (u = 2^-24),

@@ -300,6 +300,10 @@ void report_text(FILE *f, const check_report *rep)
 			fprintf(f, ", naive baseline %.3g ms (%.2f %s)", ch->baseline_ms,
 			        work / ch->baseline_ms * 1e-6, unit);
 		fprintf(f, "; median of %d\n", ch->time_reps);
+		if (rep->copy_gbps > 0)
+			fprintf(f, "  a copy of the same bytes in the same run: %.3g ms (%.0f GB/s read + "
+			        "written); the kernel reads at %.2f of the copy's rate\n", ch->copy_ms,
+			        rep->copy_gbps, rep->of_copy);
 	}
 	text_analysis_sizes(f, rep);
 	if (rep->analysis) {
@@ -409,6 +413,11 @@ static void json_timing(cJSON *root, const check_report *rep)
 	}
 	cJSON_AddNumberToObject(t, "kernel_ms", ch->kernel_ms);
 	cJSON_AddNumberToObject(t, "runs", ch->time_reps);
+	if (rep->copy_gbps > 0) {
+		cJSON_AddNumberToObject(t, "copy_ms", ch->copy_ms);
+		cJSON_AddNumberToObject(t, "copy_gbps", rep->copy_gbps);
+		cJSON_AddNumberToObject(t, "fraction_of_copy", rep->of_copy);
+	}
 	const kind *k = rep->opts.l->kind;
 	cJSON_AddNumberToObject(t, k->rate_key, k->work(ch->time_rows, ch->time_cols) / ch->kernel_ms * 1e-6);
 }

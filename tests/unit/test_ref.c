@@ -42,12 +42,12 @@ static float *correct_output(const ref_problem *p)
 
 static void setup_matmul(ref_problem *p, int n, uint64_t seed)
 {
-	ck_assert_int_eq(ref_setup(p, &kind_matmul, n, n, seed), 0);
+	ck_assert_int_eq(ref_setup(p, &kind_matmul, n, n, 16, seed), 0);
 }
 
 static void setup_transpose(ref_problem *p, int rows, int cols, uint64_t seed)
 {
-	ck_assert_int_eq(ref_setup(p, &kind_transpose, rows, cols, seed), 0);
+	ck_assert_int_eq(ref_setup(p, &kind_transpose, rows, cols, 32, seed), 0);
 }
 
 /* ---- generator ---- */
