@@ -99,7 +99,12 @@ typedef struct kind {
 	const char *cpu_speed_note;
 } kind;
 
-extern const kind kind_matmul, kind_transpose;
+extern const kind kind_matmul, kind_transpose, kind_reduction;
+
+/* The reduction's launch and bound (kind_reduction.c): work-groups for n elements at TILE,
+ * and the largest |sum - reference| accepted given sum |x_i|. */
+size_t kind_reduce_groups(int n, int tile);
+double kind_reduce_bound(int n, int tile, double abs_sum);
 
 /* Round x up to a multiple of m (m > 0). */
 size_t kind_round_up(size_t x, size_t m);

@@ -1,0 +1,188 @@
+/* kind_reduction.c — the reduction kind (lesson 5): the sum of n floats.  A 1-D NDRange of
+ * work-groups of TILE work-items; each group writes one partial sum, partial[get_group_id(0)],
+ * and the grader finishes on the host: it adds the partials in double and compares that total
+ * with a double-precision reference.
+ *
+ * A problem is 1 x n (rows = 1, cols = n: dimension 0 walks the elements, as in the 2-D kinds).
+ * The launch: groups = min(ceil(n / TILE), REDUCE_MAX_GROUPS), global size = groups * TILE.
+ * Beyond REDUCE_MAX_GROUPS * TILE elements a work-item must sum several of them (a loop
+ * striding by get_global_size(0)), which is also what lets a kernel read at full bandwidth.
+ *
+ * The bound (GUIDE.md "Correctness of a sum"): any float summation tree of height h over
+ * x_1..x_n is off by at most gamma_h * sum |x_i|, gamma_h = h u / (1 - h u), u = 2^-24
+ * (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., section 4.2).  Under this
+ * launch a value passes through at most h = m + TILE - 1 float additions: a work-item adds its
+ * m = ceil(n / global size) elements in any order, then the group adds its TILE values in any
+ * order (a tree, or one work-item adding them in turn).  The host's double additions and the
+ * reference add 2 (n + groups) 2^-53 sum |x_i|.  Inputs have magnitudes in [0.5, 1) and random
+ * signs, so dropping any one element moves the sum by at least 0.5: more than the bound at
+ * every correctness size up to 4099 (tests/unit/test_reduce_bound.c). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "kind.h"
+#include "ref.h"
+
+#define U  5.9604644775390625e-08   /* 2^-24, float's unit roundoff  */
+#define UD 1.1102230246251565e-16   /* 2^-53, double's unit roundoff */
+
+enum { REDUCE_MAX_GROUPS = 2048 };
+
+size_t kind_reduce_groups(int n, int tile)
+{
+	size_t g = ((size_t)(n > 0 ? n : 1) + tile - 1) / tile;
+	return g < REDUCE_MAX_GROUPS ? g : REDUCE_MAX_GROUPS;
+}
+
+/* Additions a value passes through in the worst order the launch allows. */
+static double height(int n, int tile)
+{
+	size_t global = kind_reduce_groups(n, tile) * (size_t)tile;
+	return (double)(((size_t)n + global - 1) / global) + tile - 1;
+}
+
+double kind_reduce_bound(int n, int tile, double abs_sum)
+{
+	double h = height(n, tile), hu = h * U;
+	size_t groups = kind_reduce_groups(n, tile);
+	return hu / (1 - hu) * abs_sum + 2.0 * ((double)n + groups) * UD * abs_sum + 1e-30;
+}
+
+/* A 1 x n problem: dimension 0 of the NDRange walks the n elements. */
+static void shape(ref_problem *p, int rows, int cols)
+{
+	(void)rows;
+	p->rows = 1, p->cols = cols;
+	p->n_in = 1;
+	p->in_name[0] = "in", p->out_name = "partial";
+	p->in_len[0] = (size_t)cols;
+	p->out_len = kind_reduce_groups(cols, p->tile);
+	p->out_rows = 1, p->out_cols = (int)p->out_len;
+	p->result_len = 1;
+	p->bytes = (double)cols * sizeof(float);
+}
+
+/* magnitude in [0.5, 1), random sign */
+static void draw(ref_problem *p, uint64_t seed)
+{
+	for (size_t i = 0; i < p->in_len[0]; i++) {
+		float r = ref_randf(&seed);
+		p->in[0][i] = r < 0 ? r * 0.5f - 0.5f : r * 0.5f + 0.5f;
+	}
+}
+
+static void sums(const ref_problem *p, double *sum, double *abs_sum)
+{
+	double s = 0, a = 0;
+	for (size_t i = 0; i < p->in_len[0]; i++)
+		s += p->in[0][i], a += fabs(p->in[0][i]);
+	*sum = s, *abs_sum = a;
+}
+
+static void reference(ref_problem *p)
+{
+	sums(p, &p->expect[0], &p->scale[0]);
+}
+
+static double bound(const ref_problem *p, size_t i)
+{
+	return kind_reduce_bound(p->cols, p->tile, p->scale[i]);
+}
+
+static void element(const ref_problem *p, size_t i, double *expect, double *bnd)
+{
+	double a;
+	sums(p, expect, &a);
+	*bnd = kind_reduce_bound(p->cols, p->tile, a);
+}
+
+/* The partial sums added on the host, in double. */
+static void finish(const ref_problem *p, const float *got, double *result)
+{
+	double s = 0;
+	for (size_t g = 0; g < p->out_len; g++)
+		s += got[g];
+	result[0] = s;
+}
+
+/* What the missing amount matches: the tail past the last multiple of TILE, the first
+ * element of each group's load, or everything but one work-item's share. */
+static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
+{
+	double total, a, tail = 0;
+	int n = p->cols, full = n / p->tile * p->tile;
+	sums(p, &total, &a);
+	double got_sum;
+	finish(p, got, &got_sum);
+	double b = kind_reduce_bound(n, p->tile, a);
+	for (int i = full; i < n; i++)
+		tail += p->in[0][i];
+	if (full < n && fabs(got_sum - (total - tail)) <= b) {
+		snprintf(buf, len, "the sum misses exactly the last %d elements (from in[%d] on): n=%d "
+		         "is not a multiple of the work-group size %d, and the loads past the last full "
+		         "group were dropped -- guard each load with i < n instead of stopping early",
+		         n - full, full, n, p->tile);
+		return 1;
+	}
+	if (isfinite(got_sum) && fabs(got_sum) > 0 && fabs(got_sum - total) > b)
+		snprintf(buf, len, "the partial sums add up to %.7g, the input to %.7g (the bound for "
+		         "n=%d is %.2g): some elements are missing or counted twice -- every element "
+		         "must be loaded once (a loop striding by get_global_size(0)) and every value "
+		         "of the group added into partial[get_group_id(0)]", got_sum, total, n, b);
+	else
+		return 0;
+	return 1;
+}
+
+static int geometry(const ref_problem *p, int tile, size_t global[3], size_t local[3])
+{
+	local[0] = (size_t)tile;
+	global[0] = kind_reduce_groups(p->cols, tile) * (size_t)tile;
+	return 1;
+}
+
+static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
+{
+	v[0] = p->cols;
+	return 1;
+}
+
+static int group_size(int tile) { return tile; }
+
+/* bytes a perfect kernel reads: every element once */
+static double work(int rows, int cols) { (void)rows; return (double)cols * sizeof(float); }
+
+static double elements(int rows, int cols) { (void)rows; return (double)cols; }
+
+static double copy_floats(int rows, int cols) { (void)rows; return (double)cols; }
+
+const kind kind_reduction = {
+	.name = "reduction",
+	/* 1; below one group; one past a group; a prime; a prime past REDUCE_MAX_GROUPS * 256 */
+	.sizes = { {1, 1}, {1, 255}, {1, 257}, {1, 4099}, {1, 1000003} },
+	.time_size = {1, 1 << 22},
+	.time_size_gpu = {1, 1 << 26},
+	/* three groups, the last one partial (never a multiple of TILE: lesson_analysis_size) */
+	.analysis_lo = {1, 513}, .analysis_hi = {1, 767},
+	.args = { "in", "partial", "n", NULL },
+	.n_inputs = 1,
+	.shape = shape,
+	.draw = draw,
+	.reference = reference,
+	.bound = bound,
+	.element = element,
+	.finish = finish,
+	.pattern = pattern,
+	.geometry = geometry,
+	.scalars = scalars,
+	.group_size = group_size,
+	.rate_unit = "GB/s",
+	.rate_key = "gbps",
+	.work = work,
+	.copy_floats = copy_floats,
+	.traffic_key = "bytes_loaded_per_element",
+	.traffic_units = elements,
+	.cpu_speed_note = "the sum is bound by the CPU's memory bandwidth, and the tree's barriers "
+	                  "in __local memory (ordinary cached RAM there) cost more than they save",
+};

@@ -1,0 +1,157 @@
+/* test_reduction.c — integration tests of lesson 5 (05-reduction): the reference solution
+ * passes every criterion the CPU can judge, with the copy kernel timed beside it; the starter
+ * and each fixture of a wrong step fail their named criterion.  Real build/clgrade on real
+ * PoCL and real Oclgrind, run as a subprocess; the JSON report and the terminal text are read. */
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+typedef struct graded {
+	int exit;
+	cJSON *json;
+	char *text;
+} graded;
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc(n + 1);
+	if (fread(s, 1, n, f) != (size_t)n)
+		n = 0;
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* `build/clgrade check LESSON KERNEL --seed 1 --json tmp EXTRA`, wide terminal text. */
+static graded grade(const char *lesson, const char *kernel, const char *extra)
+{
+	char json[] = "/tmp/clgrade-rd-XXXXXX", out[64], cmd[2048];
+	int fd = mkstemp(json);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(out, sizeof out, "%s.txt", json);
+	snprintf(cmd, sizeof cmd, "NO_COLOR=1 COLUMNS=400 build/clgrade check %s %s --seed 1 "
+	         "--json %s %s > %s 2>&1", lesson, kernel, json, extra ? extra : "", out);
+	int st = system(cmd);
+	graded g = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, NULL, slurp(out) };
+	char *j = slurp(json);
+	g.json = j ? cJSON_Parse(j) : NULL;
+	free(j);
+	unlink(json);
+	unlink(out);
+	ck_assert_msg(g.text != NULL, "no terminal output");
+	ck_assert_msg(g.json != NULL, "no JSON report; terminal said:\n%s", g.text);
+	return g;
+}
+
+static void done(graded *g)
+{
+	cJSON_Delete(g->json);
+	free(g->text);
+}
+
+static cJSON *crit(const graded *g, const char *id)
+{
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), id) == 0)
+			return c;
+	return NULL;
+}
+
+static const char *field(const graded *g, const char *id, const char *k)
+{
+	cJSON *c = crit(g, id);
+	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, k)) : NULL;
+	return m ? m : "";
+}
+
+#define FX "tests/fixtures/"
+
+static const char *status(const graded *g, const char *id) { return field(g, id, "status"); }
+
+START_TEST(solution_passes)
+{
+	graded g = grade("5", "kernels/solutions/05-reduction.cl", NULL);
+	ck_assert_msg(g.exit == 0, "exit %d:\n%s", g.exit, g.text);
+	const char *ids[] = { "builds", "runs", "correct", "memory_safe", "race_free",
+	                      "uses_local_memory", "conflict_free" };
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		ck_assert_msg(strcmp(status(&g, ids[i]), "pass") == 0, "%s: %s", ids[i], g.text);
+	/* sizes 1, 255, 257, 4099, 1000003 and the timing size, each 1 x n */
+	cJSON *sizes = cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "correctness"), "sizes");
+	ck_assert_int_eq(cJSON_GetArraySize(sizes), 6);
+	ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(sizes, 0), 1)->valueint, 1);
+	ck_assert_int_eq(cJSON_GetArrayItem(cJSON_GetArrayItem(sizes, 4), 1)->valueint, 1000003);
+	/* bandwidth next to a copy of the same bytes, timed in the same run */
+	cJSON *t = cJSON_GetObjectItem(g.json, "timing");
+	ck_assert(cJSON_IsObject(t));
+	double gbps = cJSON_GetObjectItem(t, "gbps")->valuedouble;
+	double copy = cJSON_GetObjectItem(t, "copy_gbps")->valuedouble;
+	double frac = cJSON_GetObjectItem(t, "fraction_of_copy")->valuedouble;
+	ck_assert(gbps > 0 && copy > 0);
+	ck_assert(fabs(frac - gbps / copy) < 1e-6 * frac);
+	ck_assert_ptr_nonnull(strstr(g.text, "a copy of the same bytes in the same run"));
+	/* a 1-D work-group of TILE = 256 work-items in the occupancy rows */
+	cJSON *occ = cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "occupancy"), 0);
+	ck_assert_int_eq(cJSON_GetObjectItem(occ, "work_group")->valueint, 256);
+	done(&g);
+}
+END_TEST
+
+START_TEST(starter_fails_correct)
+{
+	graded g = grade("5", "kernels/starter/05-reduction.cl", "--no-analysis");
+	ck_assert_int_eq(g.exit, 1);
+	ck_assert_str_eq(status(&g, "correct"), "fail");
+	done(&g);
+}
+END_TEST
+
+/* Each wrong step of the lesson fails the criterion its fixture names. */
+static const struct { const char *file, *crit, *says, *extra; } steps[] = {
+	{ FX "l5_no_barrier.cl", "race_free", "data race", NULL },
+	{ FX "l5_divergent_barrier.cl", "race_free", "divergence", NULL },
+	{ FX "l5_lost_tail.cl", "correct", "misses exactly the last", "--no-analysis" },
+	{ FX "l5_strided.cl", "conflict_free", "8-way bank-conflicted", NULL },
+	{ FX "l5_warp_sync.cl", "race_free", "data race", NULL },
+};
+
+START_TEST(wrong_step_fails)
+{
+	graded g = grade("5", steps[_i].file, steps[_i].extra);
+	ck_assert_msg(g.exit == 1, "%s: exit %d:\n%s", steps[_i].file, g.exit, g.text);
+	ck_assert_msg(strcmp(status(&g, steps[_i].crit), "fail") == 0, "%s: %s is %s:\n%s",
+	              steps[_i].file, steps[_i].crit, status(&g, steps[_i].crit), g.text);
+	ck_assert_msg(strstr(field(&g, steps[_i].crit, "message"), steps[_i].says) != NULL,
+	              "%s: %s", steps[_i].file, field(&g, steps[_i].crit, "message"));
+	done(&g);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("reduction");
+	TCase *tc = tcase_create("lesson5");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, solution_passes);
+	tcase_add_test(tc, starter_fails_correct);
+	tcase_add_loop_test(tc, wrong_step_fails, 0, (int)(sizeof steps / sizeof steps[0]));
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,201 @@
+/* test_reduce_bound.c — the reduction kind's correctness bound (kind_reduction.c) and its
+ * lesson's bank-conflict table: right sums in any order the launch allows pass, a dropped
+ * element fails at every small correctness size, and the strided step's n-way per step is
+ * what lessons/05-reduction/README.md says. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bank.h"
+#include "kind.h"
+#include "ref.h"
+
+enum { TILE = 256 };
+
+static void setup(ref_problem *p, int n, uint64_t seed)
+{
+	ck_assert_int_eq(ref_setup(p, &kind_reduction, 1, n, TILE, seed), 0);
+	ck_assert_uint_eq(p->out_len, kind_reduce_groups(n, TILE));
+	ck_assert_uint_eq(p->result_len, 1);
+}
+
+/* The partials a launch writes when each group adds its chunk in the given order: 0 forward,
+ * 1 backward, 2 pairwise tree (the lesson's sequential addressing), 3 float4 lanes first. */
+static float *partials(const ref_problem *p, int order)
+{
+	size_t groups = p->out_len, global = groups * TILE;
+	float *out = calloc(groups, sizeof(float));
+	float item[TILE];
+	for (size_t g = 0; g < groups; g++) {
+		for (int l = 0; l < TILE; l++) {
+			size_t gid = g * TILE + l;
+			float acc = 0, lane[4] = { 0 };
+			size_t m = 0;
+			for (size_t i = gid; i < (size_t)p->cols; i += global, m++)
+				if (order == 3)
+					lane[m % 4] += p->in[0][i];
+				else
+					acc += p->in[0][i];
+			item[l] = order == 3 ? (lane[0] + lane[1]) + (lane[2] + lane[3]) : acc;
+		}
+		if (order == 2) {
+			for (int d = TILE / 2; d > 0; d /= 2)
+				for (int l = 0; l < d; l++)
+					item[l] += item[l + d];
+			out[g] = item[0];
+		} else {
+			float s = 0;
+			for (int l = 0; l < TILE; l++)
+				s += item[order == 1 ? TILE - 1 - l : l];
+			out[g] = s;
+		}
+	}
+	return out;
+}
+
+static const int sizes[] = { 1, 2, 255, 256, 257, 4099, 65537, 1000003 };
+
+START_TEST(any_order_passes)
+{
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (int order = 0; order < 4; order++) {
+			ref_problem p;
+			setup(&p, sizes[s], 7 + s);
+			float *got = partials(&p, order);
+			ref_result r;
+			ref_compare(&p, got, TILE, &r);
+			ck_assert_msg(r.passed, "n=%d order %d: %s", sizes[s], order, r.pattern);
+			ck_assert(r.max_rel_error < 1e-5);
+			free(got);
+			ref_free(&p);
+		}
+}
+END_TEST
+
+/* Dropping any one element fails: its magnitude (>= 0.5) is above the bound. */
+START_TEST(dropped_element_fails)
+{
+	static const int small[] = { 1, 2, 255, 257, 4099 };
+	for (size_t s = 0; s < sizeof small / sizeof small[0]; s++) {
+		ref_problem p;
+		setup(&p, small[s], 11);
+		ck_assert(ref_bound(&p, 0) < 0.5);
+		for (int k = 0; k < 3; k++) {
+			size_t drop = k == 0 ? 0 : k == 1 ? (size_t)small[s] / 2 : (size_t)small[s] - 1;
+			float keep = p.in[0][drop];
+			ck_assert(fabsf(keep) >= 0.5f && fabsf(keep) < 1.0f);
+			p.in[0][drop] = 0;               /* the kernel never sees it */
+			float *got = partials(&p, 2);
+			p.in[0][drop] = keep;
+			ref_result r;
+			ref_compare(&p, got, TILE, &r);
+			ck_assert_msg(!r.passed, "n=%d: dropping in[%zu] passed", small[s], drop);
+			free(got);
+		}
+		ref_free(&p);
+	}
+}
+END_TEST
+
+/* The bound grows with n and with the magnitudes. */
+START_TEST(bound_scales)
+{
+	double a = kind_reduce_bound(1000, TILE, 500.0), b = kind_reduce_bound(1000, TILE, 1000.0);
+	ck_assert(fabs(b / a - 2.0) < 1e-9);
+	ck_assert(kind_reduce_bound(1 << 26, TILE, 1.0) > kind_reduce_bound(1 << 20, TILE, 1.0));
+	/* h = ceil(n / global) + TILE - 1 additions: n = 1 -> h = 256 */
+	double u = ldexp(1.0, -24), h = 256;
+	ck_assert(fabs(kind_reduce_bound(1, TILE, 1.0) - (h * u / (1 - h * u) + 4 * ldexp(1.0, -53)))
+	          < 1e-20);
+	ck_assert_uint_eq(kind_reduce_groups(1, TILE), 1);
+	ck_assert_uint_eq(kind_reduce_groups(257, TILE), 2);
+	ck_assert_uint_eq(kind_reduce_groups(1 << 26, TILE), 2048);
+}
+END_TEST
+
+/* A partial never written, or a NaN partial, fails whatever the sum. */
+START_TEST(unwritten_partial_fails)
+{
+	ref_problem p;
+	setup(&p, 1000, 3);
+	float *got = partials(&p, 2);
+	uint32_t bits = REF_UNWRITTEN_BITS;
+	memcpy(&got[1], &bits, sizeof bits);
+	ref_result r;
+	ref_compare(&p, got, TILE, &r);
+	ck_assert(!r.passed);
+	ck_assert_uint_eq(r.unwritten, 1);
+	ck_assert_ptr_nonnull(strstr(r.pattern, "never written"));
+	free(got);
+	ref_free(&p);
+}
+END_TEST
+
+/* The lost-tail pattern is named. */
+START_TEST(lost_tail_named)
+{
+	ref_problem p;
+	setup(&p, 4099, 5);
+	int full = 4099 / TILE * TILE;
+	for (int i = full; i < 4099; i++)
+		p.in[0][i] = 0;
+	float *got = partials(&p, 2);
+	ref_free(&p);
+	setup(&p, 4099, 5);
+	ref_result r;
+	ref_compare(&p, got, TILE, &r);
+	ck_assert(!r.passed);
+	ck_assert_msg(strstr(r.pattern, "misses exactly the last 3 elements") != NULL, "%s", r.pattern);
+	free(got);
+	ref_free(&p);
+}
+END_TEST
+
+/* Step 2 of the lesson (s[2*d*l] += s[2*d*l + d]), priced by the NVIDIA bank model for the
+ * first warp at TILE = 256: 2-, 4-, 8-, 8-, 8-, 4-, 2-, 1-way for d = 1, 2, ..., 128 (from
+ * d = 8 on fewer lanes stay active).  Sequential addressing (s[l] += s[l + d]) is 1-way at
+ * every step. */
+START_TEST(strided_conflicts_by_step)
+{
+	const bank_profile *bp = bank_profile_find("nvidia");
+	static const int want[] = { 2, 4, 8, 8, 8, 4, 2, 1 };
+	int k = 0;
+	for (int d = 1; d < TILE; d *= 2, k++) {
+		uint64_t addr[32], seq[32];
+		unsigned char on[32], son[32];
+		for (int l = 0; l < 32; l++) {
+			addr[l] = 4u * (uint64_t)(2 * d * l);
+			on[l] = 2 * d * l < TILE;
+			seq[l] = 4u * (uint64_t)l;
+			son[l] = l < TILE / 2 / d;
+		}
+		ck_assert_int_eq(bank_access(bp, addr, on, 32, 4, 0).n_way, want[k]);
+		ck_assert_int_eq(bank_access(bp, seq, son, 32, 4, 0).n_way, 1);
+	}
+}
+END_TEST
+
+Suite *reduce_suite(void)
+{
+	Suite *s = suite_create("reduce_bound");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, any_order_passes);
+	tcase_add_test(tc, dropped_element_fails);
+	tcase_add_test(tc, bound_scales);
+	tcase_add_test(tc, unwritten_partial_fails);
+	tcase_add_test(tc, lost_tail_named);
+	tcase_add_test(tc, strided_conflicts_by_step);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(reduce_suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
