@@ -16,3 +16,9 @@ build/clgrade check 4 kernels/solutions/04-tile-budget.cl --device NVIDIA --no-a
 build/clgrade check 2 tests/fixtures/l2_local_64k.cl --device NVIDIA --no-analysis --json /tmp/r.json > $OUT/l64k.txt; s L2-64k
 build/clgrade check 1 tests/fixtures/l1_compile_error.cl --device NVIDIA --no-analysis --json /tmp/r.json > $OUT/l1err.txt; s L1-err
 build/clgrade check 3 kernels/solutions/03-transpose-padding.cl --device NVIDIA --json /tmp/r.json > $OUT/l3an.txt; s L3-with-analysis-missing
+# Lesson 5: 20 checks of the solution (speedup, GB/s, copy of the same bytes), then 3 of each
+# variant: float4 loads, one load per turn, the naive baseline as the student's kernel, step 2.
+r() { python3 -c "import json,sys;d=json.load(open('/tmp/r.json'));t=d.get('timing') or {};print(sys.argv[1],d['verdict'],t.get('speedup'),t.get('gbps'),t.get('copy_gbps'),t.get('fraction_of_copy'),[x['id'] for x in d['criteria'] if x['status']=='fail'])" "$1"; }
+for i in $(seq 20); do build/clgrade check 5 kernels/solutions/05-reduction.cl --device NVIDIA --no-analysis --json /tmp/r.json > $OUT/l5.txt; r L5-sol; done
+sed 's/reduce_naive/reduce/' grader/baselines/reduce_naive.cl > /tmp/l5_naive.cl
+for f in tests/gpu/l5_float4.cl tests/gpu/l5_one_load.cl /tmp/l5_naive.cl tests/fixtures/l5_strided.cl kernels/starter/05-reduction.cl; do for i in 1 2 3; do build/clgrade check 5 $f --device NVIDIA --no-analysis --json /tmp/r.json > /dev/null; r "$f"; done; done
