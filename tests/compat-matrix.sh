@@ -35,7 +35,7 @@ bundle() {
 # The markdown table of a merged TSV: one row per kernel, one column per (host, runtime), the
 # first failing criterion compared with Debian's PoCL, then the __local bytes per runtime.
 table() {
-	awk -F '\t' -v cmd="tests/compat-matrix.sh report $2" '
+	awk -F '\t' -v cmd="tests/compat-matrix.sh report $2" -v when="$(date -u '+%Y-%m-%d %H:%M UTC')" '
 	function runtime(p) { return p ~ /Portable|not opened: default/ ? "PoCL" : p ~ /NVIDIA/ ? "NVIDIA" : p }
 	NR == 1 { next }
 	{
@@ -53,7 +53,7 @@ table() {
 		for (c = 1; c <= nc; c++) if (cols[c] ~ /^debian.* PoCL$/) base = cols[c]
 		print "# Compatibility matrix: last results\n"
 		print "Every lesson solution, starter and fixture graded with `--no-analysis` on each runtime"
-		print "(written by `" cmd "`; the raw rows are in `tests/compat-results.tsv`)."
+		print "(written " when " by `" cmd "`; the raw rows are in `tests/compat-results.tsv`)."
 		print "A cell is the verdict and the first failing criterion; **bold** where it differs from " base "."
 		print "Devices:"
 		for (c = 1; c <= nc; c++) printf "- %s: %s (%d runs, %.0f s in all)\n", cols[c], dev[cols[c]], n[cols[c]], wall[cols[c]]
