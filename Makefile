@@ -13,7 +13,7 @@
 BUILD    := build
 CC       ?= cc
 CXX      ?= g++
-PKGS     := OpenCL libcjson
+PKGS     := OpenCL libcjson libseccomp
 
 # Every target but deps/clean needs the packages: stop at once and say which and how.
 ifeq ($(filter deps clean,$(MAKECMDGOALS)),)

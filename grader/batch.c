@@ -24,6 +24,8 @@
 #include "bank.h"
 #include "batch.h"
 #include "check.h"
+#include "cliopt.h"
+#include "confine.h"
 #include "lesson.h"
 #include "report.h"
 
@@ -713,7 +715,7 @@ static int usage(FILE *f, int rc)
 {
 	fprintf(f, "usage: clgrade batch LESSON DIR [--out DIR] [-j N] [--timeout S] [--device S] "
 	        "[--seed N] [--force] [--no-analysis] [--local-mem BYTES] [--memory MB] "
-	        "[--profile P] [--shard I/N | --merge]\n");
+	        "[--profile P] [--shard I/N | --merge] [--unconfined]\n");
 	return rc;
 }
 
@@ -735,22 +737,36 @@ static int parse_args(int argc, char **argv, batch *b)
 		{ "local-mem", required_argument, 0, 'l' }, { "memory", required_argument, 0, 'm' },
 		{ "profile", required_argument, 0, 'p' }, { "jobs", required_argument, 0, 'j' },
 		{ "shard", required_argument, 0, 'S' }, { "merge", no_argument, 0, 'M' },
-		{ "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "help", no_argument, 0, 'h' }, { "unconfined", no_argument, 0, 'U' }, { 0, 0, 0, 0 },
 	};
 	long v, w;
+	int unconfined = 0;
 	int c;
 	char *slash;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "o:t:d:s:fnl:m:p:j:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': b->out = optarg; break;
-		case 't': b->o.timeout_s = atof(optarg); break;
+		case 't':
+			if (cliopt_seconds("batch", "timeout", optarg, &b->o.timeout_s) != 0)
+				return 2;
+			break;
 		case 'd': b->o.device = optarg; break;
-		case 's': b->o.seed = strtoull(optarg, NULL, 10); break;
+		case 's':
+			if (cliopt_seed("batch", "seed", optarg, &b->o.seed) != 0)
+				return 2;
+			break;
 		case 'f': b->force = 1; break;
 		case 'n': b->o.analysis = 0; break;
-		case 'l': b->o.local_mem = (size_t)atol(optarg); break;
-		case 'm': b->o.mem_bytes = (size_t)atol(optarg) << 20; break;
+		case 'U': unconfined = 1; break;
+		case 'l':
+			if (cliopt_bytes("batch", "local-mem", optarg, &b->o.local_mem) != 0)
+				return 2;
+			break;
+		case 'm':
+			if (cliopt_size_mb("batch", "memory", optarg, &b->o.mem_bytes) != 0)
+				return 2;
+			break;
 		case 'p': b->o.profile = optarg; break;
 		case 'j':
 			if (parse_int(optarg, 1, 1024, &v) != 0) {
@@ -774,9 +790,19 @@ static int parse_args(int argc, char **argv, batch *b)
 		default: return usage(stderr, 2);
 		}
 	}
+	if (argc - optind > 2) {
+		cliopt_stray("batch", argv[optind + 2]);
+		return 2;
+	}
 	if (argc - optind != 2 || !(b->o.l = lesson_find(argv[optind])) || b->o.timeout_s <= 0 ||
 	    !bank_profile_find(b->o.profile) || (b->merge && b->nshards > 1)) {
 		fprintf(stderr, "usage: clgrade batch LESSON DIR [--out DIR] ... (see --help)\n");
+		return 2;
+	}
+	const char *missing = confine_missing();
+	if (*missing && !unconfined && !b->merge) {
+		fprintf(stderr, "clgrade batch: %s, so a submission's kernel could read and write "
+		        "whatever you can; refusing to grade (pass --unconfined to grade anyway)\n", missing);
 		return 2;
 	}
 	b->dir = argv[optind + 1];
@@ -785,8 +811,10 @@ static int parse_args(int argc, char **argv, batch *b)
 
 int batch_main(int argc, char **argv)
 {
+	/* fresh_cache: no PoCL cache two students' kernels could share */
 	static batch b = { .o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20,
-	                          .profile = "nvidia", .analysis = 1, .seed = 1 }, .nshards = 1 };
+	                          .profile = "nvidia", .analysis = 1, .seed = 1, .fresh_cache = 1 },
+	                   .nshards = 1 };
 	int rc = parse_args(argc, argv, &b);
 	if (rc)
 		return rc < 0 ? 0 : rc;

@@ -3,6 +3,7 @@
  *   device) -> sandboxed analysis child (the same kernel under Oclgrind with our tracer) ->
  *   criteria.  Children write into shared memory / a file, so a crash or a hang in the
  *   student's kernel is a finding, never a grader crash. */
+#include <ftw.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,15 +16,23 @@
 
 #include "check.h"
 #include "bank.h"
+#include "confine.h"
 #include "diag.h"
 #include "occ.h"
 #include "localmem.h"
+#include "preproc.h"
 #include "sandbox.h"
 #include "trace.h"
 
+enum { PRE_MAX = LESSON_MAX_TILES + 1 };
+
 typedef struct child_ctx {
 	const check_opts *o;
-	const char *source;
+	const char *source;       /* the student's file as written (for messages) */
+	const char *pre[PRE_MAX]; /* ... as every compiler sees it, per TILE (preproc.h) */
+	const char *pre_err[PRE_MAX]; /* or why the preprocessor refused it at that TILE */
+	int pre_tile[PRE_MAX], npre;
+	const char *pocl_cache;   /* POCL_CACHE_DIR */
 	check_child *out;
 	const check_report *rep;  /* analysis: the runs planned (rep->analyses) */
 	const char *trace_out;    /* analysis: the folder the tracer writes its summaries into */
@@ -32,28 +41,55 @@ typedef struct child_ctx {
 	long declared_at[LESSON_MAX_TILES]; /* the same at each TILE of a sweep */
 } child_ctx;
 
+/* The preprocessed text for TILE=tile ("" when there is none: an empty program fails). */
+static const char *pre_for(const child_ctx *c, int tile)
+{
+	for (int i = 0; i < c->npre; i++)
+		if (c->pre_tile[i] == tile && c->pre[i])
+			return c->pre[i];
+	return "";
+}
+
+/* The preprocessor's refusal at TILE=tile (a sweep's TILE), or NULL. */
+static const char *pre_error(const child_ctx *c, int tile)
+{
+	for (int i = 0; i < c->npre; i++)
+		if (c->pre_tile[i] == tile && c->pre_err[i])
+			return c->pre_err[i];
+	return NULL;
+}
+
 static void stage(check_child *r, const char *fmt, int a, int b)
 {
 	snprintf(r->stage, sizeof r->stage, fmt, a, b);
 }
 
+/* No -I: the preprocessed text has no #include left (preproc.h). */
 static void build_options(const check_opts *o, int tile, char *buf, size_t len)
 {
-	char dir[4096];
-	lesson_path(o->l, "dir", dir, sizeof dir);
-	snprintf(buf, len, "-DTILE=%d -I%s -cl-kernel-arg-info", tile, dir);
+	snprintf(buf, len, "-DTILE=%d -cl-kernel-arg-info", tile);
 }
 
 /* Build the student's source at TILE=tile; the log is rewritten against the student's file. */
 static cl_kernel build_student(clrun *cl, const child_ctx *c, int tile, cl_int *err)
 {
 	check_child *r = c->out;
+	const char *refused = pre_error(c, tile);
+	if (refused) {            /* no compiler sees it: the preprocessor's message is the log */
+		*err = CL_BUILD_PROGRAM_FAILURE;
+		if (!r->log_tile || r->build_errors == 0) {
+			snprintf(r->build_log, sizeof r->build_log, "%s", refused);
+			r->build_errors = 1;
+			r->log_tile = tile;
+		}
+		return NULL;
+	}
 	char opts[4200], *raw = malloc(65536);
 	cl_program prog = NULL;
 	build_options(c->o, tile, opts, sizeof opts);
 	if (strstr(cl->info.platform, "NVIDIA"))   /* ptxas reports registers per work-item */
 		strncat(opts, " -cl-nv-verbose", sizeof opts - strlen(opts) - 1);
-	*err = clrun_build(cl, c->source, opts, &prog, raw ? raw : (char[1]){0}, raw ? 65536 : 1);
+	*err = clrun_build(cl, pre_for(c, tile), opts, &prog, raw ? raw : (char[1]){0}, raw ? 65536 : 1);
 	const char *used = raw ? strstr(raw, "Used ") : NULL;
 	if (used && strstr(used, " registers") && !r->registers)
 		r->registers = atoi(used + 5);
@@ -348,6 +384,13 @@ static void local_sweep(clrun *cl, const child_ctx *c)
 	clReleaseKernel(base);
 }
 
+/* --memory bounds the check as a whole: with the analysis beside it, each child gets half,
+ * on top of what its runtime holds once open. */
+static size_t memory_share(const check_opts *o)
+{
+	return o->analysis ? o->mem_bytes / 2 : o->mem_bytes;
+}
+
 /* Timing waits until the parent says the analysis child is done: no shared CPU on a clock. */
 static void wait_for_analysis(check_child *r)
 {
@@ -368,6 +411,7 @@ static int child_main(void *arg)
 	clrun cl;
 	/* NVIDIA's compute cache would hide ptxas's register report on a rebuild */
 	setenv("CUDA_CACHE_DISABLE", "1", 1);
+	setenv("POCL_CACHE_DIR", c->pocl_cache, 1);
 	stage(r, "opening the OpenCL device%.0d%.0d", 0, 0);
 	if (clrun_open(&cl, o->device, r->open_err, sizeof r->open_err) != 0)
 		return 3;
@@ -378,7 +422,7 @@ static int child_main(void *arg)
 	 * on top of what the runtime already holds: PoCL's reservations grow with the cores
 	 * (Ubuntu 24.04's PoCL 5.0 on 16 cores aborted every build under a flat 8 GiB) */
 	if (o->mem_bytes && strcmp(r->dev.type, "GPU") != 0) {
-		size_t lim = address_space() + o->mem_bytes;
+		size_t lim = address_space() + memory_share(o);
 		struct rlimit as = { lim, lim };
 		setrlimit(RLIMIT_AS, &as);
 	}
@@ -490,11 +534,16 @@ static int analysis_main(void *arg)
 				fprintf(stderr, "%s\n", err);
 				return 3;
 			}
+			if (opened < 0 && o->mem_bytes) {   /* --memory: see memory_share */
+				size_t lim = address_space() + memory_share(o);
+				struct rlimit as = { lim, lim };
+				setrlimit(RLIMIT_AS, &as);
+			}
 			opened = ar->banks_only;
 		}
 		build_options(o, ar->tile, opts, sizeof opts);
 		cl_program prog;
-		cl_int e = clrun_build(&cl, c->source, opts, &prog, log ? log : (char[1]){0},
+		cl_int e = clrun_build(&cl, pre_for(c, ar->tile), opts, &prog, log ? log : (char[1]){0},
 		                       log ? 65536 : 1);
 		cl_kernel k = e == CL_SUCCESS ? clCreateKernel(prog, o->l->kernel, &e) : NULL;
 		if (!k)
@@ -558,6 +607,7 @@ static int internal_error(cJSON *summary, const char *what)
 /* The analysis in flight: a child running the kernel under Oclgrind with our tracer. */
 typedef struct analysis {
 	int running;
+	int confine_failed;       /* a grader failure, never the student's */
 	child_ctx c;
 	sandbox_child child;
 	sandbox_limits lim;
@@ -588,8 +638,10 @@ static void analysis_plan(const check_opts *o, const char *source, check_report 
 }
 
 /* Start the analysis child, or say in rep->analysis_note why there is none. */
-static void analysis_start(const check_opts *o, const char *source, check_report *rep, analysis *a)
+static void analysis_start(const child_ctx *main_ctx, const char *tmp, const confine_policy *pol,
+                           check_report *rep, analysis *a)
 {
+	const check_opts *o = main_ctx->o;
 	char icd[4200], plugin[4200], lib[4096] = "";
 	memset(a, 0, sizeof *a);
 	root_path(icd, sizeof icd, OCLGRIND_ICD_DIR "/oclgrind.icd");
@@ -613,15 +665,15 @@ static void analysis_start(const check_opts *o, const char *source, check_report
 		         "__local, bank conflicts and coalescing are not checked", missing);
 		return;
 	}
-	analysis_plan(o, source, rep);
-	/* a private folder: no other user can plant a link where the child writes */
-	const char *tmp = getenv("TMPDIR");
-	snprintf(a->dir, sizeof a->dir, "%s/clgrade-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(a->dir))
-		return;
+	analysis_plan(o, main_ctx->source, rep);
+	/* the check's private folder: no other user can plant a link where the child writes */
+	snprintf(a->dir, sizeof a->dir, "%s", tmp);
 	snprintf(a->log, sizeof a->log, "%s/oclgrind.log", a->dir);
-	a->c = (child_ctx){ o, source, NULL, rep, a->dir, 0, -1, { 0 } };
-	a->lim = (sandbox_limits){ o->timeout_s, o->mem_bytes, a->log };
+	a->c = *main_ctx;
+	a->c.out = NULL;
+	a->c.rep = rep;
+	a->c.trace_out = a->dir;
+	a->lim = (sandbox_limits){ o->timeout_s, 0, a->log, pol, 1 << 20 };  /* memory: analysis_main */
 	a->t0 = mono();
 	a->running = sandbox_spawn(analysis_main, &a->c, &a->lim, &a->child) == 0;
 }
@@ -670,6 +722,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 	sandbox_status st;
 	sandbox_wait(&a->child, &st);
 	int all;
+	a->confine_failed = st.end == SANDBOX_FAILED;
 	rep->analysis = read_traces(a, rep->nanalyses, &all);
 	rep->an.uninit_checked = 1;
 	double left = a->lim.timeout_s - (mono() - a->t0);
@@ -716,7 +769,6 @@ static void analysis_finish(check_report *rep, analysis *a)
 		         "are failed, not passed", rep->analysis_failure);
 	}
 	unlink(a->log);
-	rmdir(a->dir);
 	a->running = 0;
 }
 
@@ -1028,94 +1080,214 @@ static void copy_rates(const check_opts *o, check_report *rep)
 
 void crit_eval(const check_opts *o, const char *source, check_report *rep); /* criteria.c */
 
+/* The grader's own PoCL cache, under build/: bounded by clearing it when over 256 MiB
+ * (du of a warm cache of every lesson: a few MiB). */
+static long long cache_bytes;
+static int add_size(const char *path, const struct stat *st, int flag, struct FTW *f)
+{
+	cache_bytes += flag == FTW_F ? st->st_size : 0;
+	return 0;
+}
+
+static void pocl_cache(const check_opts *o, const char *tmp, char *buf, size_t len)
+{
+	if (o->fresh_cache) {
+		snprintf(buf, len, "%s/pocl", tmp);
+	} else {
+		snprintf(buf, len, "%s/build/pocl-cache", lesson_root());
+		cache_bytes = 0;
+		nftw(buf, add_size, 16, FTW_PHYS);
+		if (cache_bytes > (256LL << 20))
+			sandbox_rmtree(buf);
+	}
+	struct stat st;
+	if (mkdir(buf, 0700) != 0 && (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode) ||
+	                              access(buf, W_OK) != 0))
+		snprintf(buf, len, "%s/pocl", tmp);   /* a read-only suite: a cache for this run */
+	mkdir(buf, 0700);
+}
+
+/* Preprocess the source once per TILE the children build it at (preproc.h).  0; 1 when it is
+ * refused (rep->refused); 2 when the grader could not (rep->grader_error). */
+static int preprocess(const check_opts *o, const char *source, const char *tmp, child_ctx *c,
+                      check_report *rep)
+{
+	char dir[4096];
+	const lesson *l = o->l;
+	lesson_path(l, "dir", dir, sizeof dir);
+	int tiles[PRE_MAX] = { l->tile }, n = 1;
+	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
+		int seen = 0;
+		for (int k = 0; k < n; k++)
+			seen |= tiles[k] == l->tiles[i];
+		if (!seen && n < PRE_MAX)
+			tiles[n++] = l->tiles[i];
+	}
+	preproc_job jobs[PRE_MAX];
+	char msgs[PRE_MAX][2048], *mp[PRE_MAX], *outs[PRE_MAX];
+	preproc_result res[PRE_MAX];
+	for (int i = 0; i < n; i++) {
+		jobs[i] = (preproc_job){ source, o->kernel, dir, tmp, tiles[i], 1, o->timeout_s };
+		mp[i] = msgs[i];
+	}
+	preproc_run_all(jobs, n, outs, mp, sizeof msgs[0], res);
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		const char *msg = msgs[i];
+		c->pre[i] = outs[i];
+		c->pre_tile[i] = tiles[i];
+		c->npre = i + 1;
+		if (rc == 0 && res[i] == PREPROC_ERROR) {
+			snprintf(rep->grader_error, sizeof rep->grader_error, "%s", msg);
+			rc = 2;
+		} else if (rc == 0 && res[i] == PREPROC_REFUSED && i > 0) {
+			c->pre_err[i] = strdup(msg);   /* a sweep's TILE: that build fails, not the check */
+		} else if (rc == 0 && res[i] == PREPROC_REFUSED) {
+			char first[600];
+			diag_first_error(msg, first, sizeof first);
+			snprintf(rep->refused, sizeof rep->refused, "%s", first[0] ? first : msg);
+			rep->refused[strcspn(rep->refused, "\n")] = '\0';
+			if (strstr(rep->refused, "file not found"))
+				snprintf(rep->refused + strlen(rep->refused), sizeof rep->refused -
+				         strlen(rep->refused), " (refused before the build: only files in "
+				         "the lesson's own folder can be included)");
+			rc = 1;
+		}
+	}
+	return rc;
+}
+
+/* The build-and-run child and the analysis child, confined by pol.  0, or 2 with
+ * rep->grader_error set. */
+static int run_children(const check_opts *o, child_ctx *c, const char *tmp,
+                        const confine_policy *pol, check_report *rep)
+{
+	check_child *shared = sandbox_shared(sizeof *shared);
+	if (!shared) {
+		snprintf(rep->grader_error, sizeof rep->grader_error, "out of memory");
+		return 2;
+	}
+	c->out = shared;
+	sandbox_limits lim = { o->timeout_s, 0, NULL, pol, 0 };  /* memory: see child_main */
+	sandbox_child main_child;
+	sandbox_status st;
+	analysis an = { 0 };
+	/* The analysis runs beside the build and correctness runs; the child waits for it
+	 * to end before timing, so the two never share the CPU while a clock runs. */
+	shared->analysis_done = 1;
+	if (!o->analysis)
+		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis was "
+		         "skipped (--no-analysis): races, out-of-bounds reads, bank conflicts and "
+		         "coalescing are not checked");
+	if (o->analysis) {
+		shared->analysis_done = 0;
+		analysis_start(c, tmp, pol, rep, &an);
+		shared->analysis_done = !an.running;
+	}
+	if (sandbox_spawn(child_main, c, &lim, &main_child) != 0) {
+		snprintf(rep->grader_error, sizeof rep->grader_error, "cannot fork: out of processes?");
+		if (an.running)
+			analysis_finish(rep, &an);
+		sandbox_unshare(shared, sizeof *shared);
+		return 2;
+	}
+	analysis_finish(rep, &an);
+	__atomic_store_n(&shared->analysis_done, 1, __ATOMIC_SEQ_CST);
+	watch_main(o, shared, &an, &main_child);
+	sandbox_wait(&main_child, &st);
+	rep->child = *shared;
+	sandbox_unshare(shared, sizeof *shared);
+	sanitize_child(&rep->child);
+	if (st.end == SANDBOX_FAILED || an.confine_failed) {
+		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
+		         st.end == SANDBOX_FAILED ? st.what : "the sandbox could not confine its child");
+		return 2;
+	}
+	if (st.end == SANDBOX_TIMEOUT || st.end == SANDBOX_SIGNALED ||
+	    (st.end == SANDBOX_EXITED && st.code != 0 && st.code != 3)) {
+		rep->child_crashed = st.end != SANDBOX_TIMEOUT;
+		rep->child_timed_out = st.end == SANDBOX_TIMEOUT;
+		snprintf(rep->run_end, sizeof rep->run_end, "%s while %s", st.what, rep->child.stage);
+	}
+	cJSON *found = cJSON_GetObjectItem(rep->analysis, "findings");
+	if (an.timed_out && !rep->child_timed_out && cJSON_GetArraySize(found) == 0) {
+		/* the kernel runs fine on the device and Oclgrind found nothing wrong before
+		 * the limit: the limit is the grader's (with findings, they are the kernel's) */
+		rep->analysis_failed = 0;
+		rep->analysis_grader = 1;
+		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "it did not finish "
+		         "under Oclgrind within the --timeout of %g s", o->timeout_s);
+	}
+	if (rep->analysis_grader && an.t0 > 0) {
+		cJSON_Delete(rep->analysis);
+		rep->analysis = NULL;
+		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the grader could not "
+		         "finish the Oclgrind analysis: %s; races, out-of-bounds reads, bank "
+		         "conflicts and coalescing are not checked", rep->analysis_failure);
+	}
+	if (!rep->child.opened) {
+		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
+		         rep->child.open_err[0] ? rep->child.open_err : rep->run_end);
+		return 2;
+	}
+	local_from_analysis(rep);
+	if (!rep->child.built || !rep->child.kernel_found || rep->child.over_budget ||
+	    rep->child.signature[0]) {
+		check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
+		rep->analysis_note[0] = '\0';
+		rep->analysis_failed = rep->analysis_grader = 0;
+		rep->an.state = ANALYSIS_NOT_RUN;
+	}
+	return 0;
+}
+
 int check_lesson(const check_opts *o, check_report *rep)
 {
 	memset(rep, 0, sizeof *rep);
 	rep->opts = *o;
 	rep->local_analysis = -1;
-	char err[512], dir[4096];
+	char err[512], dir[4096], tmp[4096], cache[4200], icd[4200], plugin[4200], base[4200];
 	char *source = read_source(o->kernel, err, sizeof err, rep->refused, sizeof rep->refused);
 	if (!source) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "%s", err);
 		return rep->exit_code = 2;
 	}
-	lesson_path(o->l, "dir", dir, sizeof dir);
-	if (!rep->refused[0] &&
-	    diag_check_includes(source, o->kernel, dir, rep->refused, sizeof rep->refused) == 0) {
-		check_child *shared = sandbox_shared(sizeof *shared);
-		if (!shared) {
-			snprintf(rep->grader_error, sizeof rep->grader_error, "out of memory");
-			free(source);
-			return rep->exit_code = 2;
-		}
-		child_ctx c = { o, source, shared, NULL, NULL, 0, -1, { 0 } };
+	snprintf(rep->confine_note, sizeof rep->confine_note, "%s", confine_missing());
+	sandbox_tmp_sweep();
+	if (sandbox_tmp_make(tmp, sizeof tmp) != 0) {
+		snprintf(rep->grader_error, sizeof rep->grader_error, "cannot make a private temporary "
+		         "folder under $TMPDIR or /tmp");
+		free(source);
+		return rep->exit_code = 2;
+	}
+	child_ctx c = { .o = o, .source = source, .pocl_cache = cache, .declared = -1 };
+	int rc = rep->refused[0] ? 1 : preprocess(o, source, tmp, &c, rep);
+	if (rc == 0) {
 		declared_bytes(o, source, &c);
-		sandbox_limits lim = { o->timeout_s, 0, NULL };  /* memory: see child_main */
-		sandbox_child main_child;
-		sandbox_status st;
-		analysis an = { 0 };
-		/* The analysis runs beside the build and correctness runs; the child waits for it
-		 * to end before timing, so the two never share the CPU while a clock runs. */
-		shared->analysis_done = 1;
-		if (!o->analysis)
-			snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis was "
-			         "skipped (--no-analysis): races, out-of-bounds reads, bank conflicts and "
-			         "coalescing are not checked");
-		if (o->analysis) {
-			shared->analysis_done = 0;
-			analysis_start(o, source, rep, &an);
-			shared->analysis_done = !an.running;
-		}
-		if (sandbox_spawn(child_main, &c, &lim, &main_child) != 0) {
-			snprintf(rep->grader_error, sizeof rep->grader_error, "cannot fork: out of processes?");
-			free(source);
-			return rep->exit_code = 2;
-		}
-		analysis_finish(rep, &an);
-		__atomic_store_n(&shared->analysis_done, 1, __ATOMIC_SEQ_CST);
-		watch_main(o, shared, &an, &main_child);
-		sandbox_wait(&main_child, &st);
-		rep->child = *shared;
-		sandbox_unshare(shared, sizeof *shared);
-		sanitize_child(&rep->child);
-		if (st.end == SANDBOX_TIMEOUT || st.end == SANDBOX_SIGNALED || st.end == SANDBOX_FAILED ||
-		    (st.end == SANDBOX_EXITED && st.code != 0 && st.code != 3)) {
-			rep->child_crashed = st.end != SANDBOX_TIMEOUT;
-			rep->child_timed_out = st.end == SANDBOX_TIMEOUT;
-			snprintf(rep->run_end, sizeof rep->run_end, "%s while %s", st.what, rep->child.stage);
-		}
-		cJSON *found = cJSON_GetObjectItem(rep->analysis, "findings");
-		if (an.timed_out && !rep->child_timed_out && cJSON_GetArraySize(found) == 0) {
-			/* the kernel runs fine on the device and Oclgrind found nothing wrong before
-			 * the limit: the limit is the grader's (with findings, they are the kernel's) */
-			/* the kernel runs fine on the device: the analysis' limit is the grader's */
-			rep->analysis_failed = 0;
-			rep->analysis_grader = 1;
-			snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "it did not finish "
-			         "under Oclgrind within the --timeout of %g s", o->timeout_s);
-		}
-		if (rep->analysis_grader && an.t0 > 0) {
-			cJSON_Delete(rep->analysis);
-			rep->analysis = NULL;
-			snprintf(rep->analysis_note, sizeof rep->analysis_note, "the grader could not "
-			         "finish the Oclgrind analysis: %s; races, out-of-bounds reads, bank "
-			         "conflicts and coalescing are not checked", rep->analysis_failure);
-		}
-		if (!rep->child.opened) {
-			snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
-			         rep->child.open_err[0] ? rep->child.open_err : rep->run_end);
-			free(source);
-			check_free(rep);
-			return rep->exit_code = 2;
-		}
-		local_from_analysis(rep);
-		if (!rep->child.built || !rep->child.kernel_found || rep->child.over_budget ||
-		    rep->child.signature[0]) {
-			check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
-			rep->analysis_note[0] = '\0';
-			rep->analysis_failed = rep->analysis_grader = 0;
-			rep->an.state = ANALYSIS_NOT_RUN;
-		}
+		/* every child that builds or runs the kernel: the runtime's files, the lesson folder,
+		 * what `make` built for the analysis and the baselines; writes in tmp and the cache */
+		lesson_path(o->l, "dir", dir, sizeof dir);
+		pocl_cache(o, tmp, cache, sizeof cache);
+		root_path(icd, sizeof icd, OCLGRIND_ICD_DIR);
+		root_path(plugin, sizeof plugin, TRACER_PLUGIN);
+		root_path(base, sizeof base, "grader/baselines");
+		const char *extra[] = { icd, plugin, base, NULL };
+		confine_policy pol;
+		confine_storage cst;
+		confine_default(&pol, &cst, dir, tmp, extra);
+		if (strncmp(cache, tmp, strlen(tmp)) != 0)
+			pol.write[1] = cache;
+		rc = run_children(o, &c, tmp, &pol, rep);
+	}
+	for (int i = 0; i < PRE_MAX; i++) {
+		free((char *)c.pre[i]);
+		free((char *)c.pre_err[i]);
+	}
+	sandbox_tmp_remove(tmp);
+	if (rc == 2) {
+		free(source);
+		check_free(rep);
+		return rep->exit_code = 2;
 	}
 	summarize_analysis(o, rep);
 	copy_rates(o, rep);

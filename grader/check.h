@@ -28,6 +28,8 @@ typedef struct check_opts {
 	const char *profile;      /* bank profile for conflict_free ("nvidia") */
 	int analysis;             /* run the Oclgrind analysis */
 	size_t local_mem;         /* grade as if the device had this much __local memory (0: its own) */
+	int fresh_cache;          /* PoCL's kernel cache in the check's private folder, not build/ (batch:
+	                             no cache two students' kernels share) */
 } check_opts;
 
 /* One correctness run (a size, at a TILE). */
@@ -205,6 +207,7 @@ typedef struct check_report {
 	int verdict_pass;
 	int exit_code;            /* 0 pass, 1 fail, 2 the grader could not run */
 	char grader_error[400];
+	char confine_note[200];   /* what of the sandbox this kernel lacks (confine.h), "" if none */
 } check_report;
 
 /* Grade one kernel.  Fills rep (free with check_free); returns rep->exit_code. */

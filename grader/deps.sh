@@ -27,6 +27,8 @@ libsubunit-dev         /usr/lib/x86_64-linux-gnu/pkgconfig/libsubunit.pc
 oclgrind               /usr/lib/oclgrind/liboclgrind-rt-icd.so|/usr/lib/x86_64-linux-gnu/oclgrind/liboclgrind-rt-icd.so
 liboclgrind-dev        /usr/include/oclgrind/Plugin.h
 libcjson-dev           /usr/lib/x86_64-linux-gnu/pkgconfig/libcjson.pc
+libseccomp-dev         /usr/lib/x86_64-linux-gnu/pkgconfig/libseccomp.pc
+clang                  cmd:clang
 zip                    cmd:zip
 unzip                  cmd:unzip
 '

@@ -11,6 +11,7 @@
 #include "bank.h"
 #include "batch.h"
 #include "check.h"
+#include "cliopt.h"
 #include "clrun.h"
 #include "hint.h"
 #include "lesson.h"
@@ -146,12 +147,25 @@ static int cmd_check(int argc, char **argv)
 		switch (c) {
 		case 'd': a.o.device = optarg; break;
 		case 'j': a.json = optarg; break;
-		case 's': a.o.seed = strtoull(optarg, NULL, 10); a.seed_given = 1; break;
-		case 't': a.o.timeout_s = atof(optarg); break;
-		case 'm': a.o.mem_bytes = (size_t)atol(optarg) << 20; break;
+		case 's':
+			if (cliopt_seed("check", "seed", optarg, &a.o.seed) != 0)
+				return 2;
+			a.seed_given = 1;
+			break;
+		case 't':
+			if (cliopt_seconds("check", "timeout", optarg, &a.o.timeout_s) != 0)
+				return 2;
+			break;
+		case 'm':
+			if (cliopt_size_mb("check", "memory", optarg, &a.o.mem_bytes) != 0)
+				return 2;
+			break;
 		case 'p': a.o.profile = optarg; break;
 		case 'n': a.o.analysis = 0; break;
-		case 'l': a.o.local_mem = (size_t)atol(optarg); break;
+		case 'l':
+			if (cliopt_bytes("check", "local-mem", optarg, &a.o.local_mem) != 0)
+				return 2;
+			break;
 		case 'g': a.gradescope = optarg; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -173,6 +187,10 @@ static int cmd_check(int argc, char **argv)
 		a.o.l = lesson_find(argv[optind]);
 		if (!a.o.l) {
 			fprintf(stderr, "clgrade: no lesson \"%s\" (see `clgrade list`)\n", argv[optind]);
+			return 2;
+		}
+		if (optind + 2 < argc) {
+			cliopt_stray("check", argv[optind + 2]);
 			return 2;
 		}
 		if (optind + 1 < argc)
@@ -228,7 +246,7 @@ int main(int argc, char **argv)
 	if (strcmp(cmd, "devices") == 0) {
 		/* OpenCL only in a child: the grader process itself never initialises it */
 		sandbox_status st;
-		sandbox_run(list_devices_child, NULL, &(sandbox_limits){ 20, 0, "" }, &st);
+		sandbox_run(list_devices_child, NULL, &(sandbox_limits){ 20, 0, "", NULL, 0 }, &st);
 		return st.end == SANDBOX_EXITED ? st.code : 2;
 	}
 	if (strcmp(cmd, "hint") == 0) {

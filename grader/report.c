@@ -211,6 +211,23 @@ static int in_code(const char *text, int i)
 	return ticks % 2;
 }
 
+/* Write n bytes of student text (file names, source lines in build logs, messages that quote
+ * them) so that it cannot drive the terminal: C0 and C1 control characters and DEL come out
+ * as \xNN, so no escape sequence from a kernel file can recolour, move or forge the report. */
+static void put_text(FILE *f, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			fprintf(f, "\\x%02x", c);
+		else if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
+		         (unsigned char)s[i + 1] <= 0x9f)
+			fprintf(f, "\\x%02x", (unsigned char)s[++i]);   /* U+0080..U+009F */
+		else
+			fputc(c, f);
+	}
+}
+
 /* Print text wrapped at the terminal's width, continuation lines indented by indent. */
 static void wrapped(FILE *f, const char *text, int col, int indent)
 {
@@ -234,7 +251,8 @@ static void wrapped(FILE *f, const char *text, int col, int indent)
 					cut = k;
 			n = cut > 0 ? cut : n;
 		}
-		fprintf(f, "%.*s\n", n, text);
+		put_text(f, text, (size_t)n);
+		fputc('\n', f);
 		text += n;
 		while (*text == ' ')
 			text++;
@@ -265,9 +283,13 @@ void report_text(FILE *f, const check_report *rep)
 	colors(f);
 	const check_child *ch = &rep->child;
 	const lesson *l = rep->opts.l;
-	fprintf(f, "%sclgrade%s lesson %s -- %s\n", C_BOLD, C_END, l->slug, rep->opts.kernel);
+	fprintf(f, "%sclgrade%s lesson %s -- ", C_BOLD, C_END, l->slug);
+	put_text(f, rep->opts.kernel, strlen(rep->opts.kernel));
+	fputc('\n', f);
 	if (rep->exit_code == 2 && !rep->ncrit) {
-		fprintf(f, "%serror:%s %s\n", C_BAD, C_END, rep->grader_error);
+		fprintf(f, "%serror:%s ", C_BAD, C_END);
+		put_text(f, rep->grader_error, strlen(rep->grader_error));
+		fputc('\n', f);
 		return;
 	}
 	if (ch->opened)
@@ -277,8 +299,10 @@ void report_text(FILE *f, const check_report *rep)
 		        ? "emulated in RAM" : "on chip", ch->dev.max_wg, C_END);
 	fprintf(f, "%sseed %llu (reproduce with --seed %llu)%s\n", C_DIM,
 	        (unsigned long long)rep->opts.seed, (unsigned long long)rep->opts.seed, C_END);
-	if (ch->build_log[0])
-		fprintf(f, "\n%s", ch->build_log);
+	if (ch->build_log[0]) {
+		fputc('\n', f);
+		put_text(f, ch->build_log, strlen(ch->build_log));
+	}
 	fputc('\n', f);
 	for (int i = 0; i < rep->ncrit; i++) {
 		const check_crit *c = &rep->crit[i];
@@ -312,6 +336,13 @@ void report_text(FILE *f, const check_report *rep)
 	}
 	text_occupancy(f, rep);
 	text_tiles(f, rep);
+	if (rep->confine_note[0]) {
+		char why[400];
+		snprintf(why, sizeof why, "the kernel ran without the full sandbox: %s; it could "
+		         "read and write what you can (see GUIDE.md, threat model)", rep->confine_note);
+		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
+		wrapped(f, why, 6, 6);
+	}
 	if (rep->analysis_note[0]) {
 		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
 		wrapped(f, rep->analysis_note, 6, 6);
@@ -643,6 +674,7 @@ cJSON *report_json(const check_report *rep)
 	}
 	if (rep->analysis_note[0])
 		cJSON_AddStringToObject(root, "analysis_note", rep->analysis_note);
+	cJSON_AddStringToObject(root, "sandbox", rep->confine_note[0] ? rep->confine_note : "confined");
 	utf8_clean(root);
 	return root;
 }

@@ -1,10 +1,14 @@
-/* sandbox.c — fork/limits/wait for sandbox.h. */
+/* sandbox.c — fork/limits/confinement/wait, and private temporary folders, for sandbox.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -13,10 +17,13 @@
 
 #include "sandbox.h"
 
-enum { MAX_LIVE = 8 };
+enum { MAX_LIVE = 8, MAX_TMP = 8 };
 static volatile pid_t live[MAX_LIVE];   /* children to take down with us */
-static void (*old_int)(int), (*old_term)(int), (*old_hup)(int);
-static int nlive;
+static char tmps[MAX_TMP][4096];        /* private folders to remove with us */
+static volatile sig_atomic_t tmp_used[MAX_TMP];
+static int held;                        /* children + folders: the handlers stay while > 0 */
+static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+static struct sigaction old_sa[4];
 
 void *sandbox_shared(size_t size)
 {
@@ -37,32 +44,159 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Ctrl-C or a kill of the grader takes the children's process groups with it. */
-static void forward(int sig)
+/* Remove what lies under the open folder fd, then nothing else: raw getdents64 and unlinkat
+ * only, so the signal handler may call it.  Symlinks are removed, never followed. */
+static void rm_under(int fd, int depth)
+{
+	char buf[4096];
+	long n;
+	int removed = 1;
+	while (depth < 32 && removed && (n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+		removed = 0;
+		for (long off = 0; off < n;) {
+			struct { unsigned long long ino; long long off; unsigned short reclen;
+			         unsigned char type; char name[]; } *d = (void *)(buf + off);
+			off += d->reclen;
+			if (strcmp(d->name, ".") == 0 || strcmp(d->name, "..") == 0)
+				continue;
+			if (unlinkat(fd, d->name, 0) == 0) {
+				removed = 1;
+				continue;
+			}
+			if (errno != EISDIR && errno != EPERM)
+				continue;
+			int sub = openat(fd, d->name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				rm_under(sub, depth + 1);
+				close(sub);
+			}
+			removed |= unlinkat(fd, d->name, AT_REMOVEDIR) == 0;
+		}
+		if (removed)
+			lseek(fd, 0, SEEK_SET);   /* entries removed: read the folder again */
+	}
+}
+
+void sandbox_rmtree(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0) {
+		rm_under(fd, 0);
+		close(fd);
+	}
+	rmdir(path);
+}
+
+/* Ctrl-C, a kill or a closed terminal take the children's process groups and the private
+ * folders with them. */
+static void on_signal(int sig)
 {
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (live[i] > 0)
 			kill(-live[i], SIGKILL);
-	signal(sig, SIG_DFL);
+	for (int i = 0; i < MAX_TMP; i++)
+		if (tmp_used[i]) {
+			sandbox_rmtree(tmps[i]);
+			tmp_used[i] = 0;
+		}
+	for (int i = 0; i < 4; i++)
+		if (sigs[i] == sig) {      /* then what the caller wanted: by default, to die of it */
+			sigaction(sig, &old_sa[i], NULL);
+			if (old_sa[i].sa_handler != SIG_DFL && old_sa[i].sa_handler != SIG_IGN &&
+			    !(old_sa[i].sa_flags & SA_SIGINFO)) {
+				old_sa[i].sa_handler(sig);
+				return;
+			}
+		}
 	raise(sig);
+}
+
+/* The handlers are in place while a child runs or a private folder exists; the caller's own
+ * come back after (a signal the caller ignores, as under nohup, stays ignored). */
+static void hold(int add)
+{
+	if (add && held++ == 0) {
+		struct sigaction sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_signal;
+		sigfillset(&sa.sa_mask);
+		for (int i = 0; i < 4; i++) {
+			sigaction(sigs[i], NULL, &old_sa[i]);
+			if (old_sa[i].sa_handler != SIG_IGN)
+				sigaction(sigs[i], &sa, NULL);
+		}
+	} else if (!add && held > 0 && --held == 0) {
+		for (int i = 0; i < 4; i++)
+			sigaction(sigs[i], &old_sa[i], NULL);
+	}
 }
 
 static void track(pid_t pid, int add)
 {
+	hold(add);
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (add ? live[i] == 0 : live[i] == pid) {
 			live[i] = add ? pid : 0;
 			break;
 		}
-	if (add && nlive++ == 0) {
-		old_int = signal(SIGINT, forward);
-		old_term = signal(SIGTERM, forward);
-		old_hup = signal(SIGHUP, forward);
-	} else if (!add && --nlive == 0) {
-		signal(SIGINT, old_int);
-		signal(SIGTERM, old_term);
-		signal(SIGHUP, old_hup);
+}
+
+static const char *tmp_base(void)
+{
+	const char *t = getenv("TMPDIR");
+	return t && *t == '/' ? t : "/tmp";
+}
+
+int sandbox_tmp_make(char *dir, size_t len)
+{
+	int slot = -1;
+	for (int i = 0; i < MAX_TMP && slot < 0; i++)
+		if (!tmp_used[i])
+			slot = i;
+	if (slot < 0 || (size_t)snprintf(dir, len, "%s/clgrade-%ld-XXXXXX", tmp_base(),
+	                                 (long)getpid()) >= len)
+		return -1;
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);   /* made and registered as one step */
+	int rc = mkdtemp(dir) ? 0 : -1;
+	if (rc == 0 && strlen(dir) < sizeof tmps[slot]) {
+		strcpy(tmps[slot], dir);
+		tmp_used[slot] = 1;
+		hold(1);
 	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	return rc;
+}
+
+void sandbox_tmp_remove(const char *dir)
+{
+	sandbox_rmtree(dir);
+	for (int i = 0; i < MAX_TMP; i++)
+		if (tmp_used[i] && strcmp(tmps[i], dir) == 0) {
+			tmp_used[i] = 0;
+			hold(0);
+		}
+}
+
+void sandbox_tmp_sweep(void)
+{
+	DIR *d = opendir(tmp_base());
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		long pid;
+		char rest[32];
+		if (sscanf(e->d_name, "clgrade-%ld-%31s", &pid, rest) != 2 || pid <= 0 ||
+		    pid == (long)getpid() || (kill((pid_t)pid, 0) != 0 ? errno != ESRCH : 1))
+			continue;          /* its run is alive (or not ours to judge) */
+		char path[4200];
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", tmp_base(), e->d_name);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid())
+			sandbox_rmtree(path);
+	}
+	if (d)
+		closedir(d);
 }
 
 static void child_setup(const sandbox_limits *lim, pid_t parent)
@@ -72,6 +206,8 @@ static void child_setup(const sandbox_limits *lim, pid_t parent)
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() != parent)
 		_exit(125);
+	for (int i = 0; i < MAX_TMP; i++)
+		tmp_used[i] = 0;    /* the parent removes them, not a child's handler */
 	struct rlimit core = { 0, 0 }, fsize = { 256u << 20, 256u << 20 };
 	setrlimit(RLIMIT_CORE, &core);
 	setrlimit(RLIMIT_FSIZE, &fsize);
@@ -84,7 +220,7 @@ static void child_setup(const sandbox_limits *lim, pid_t parent)
 		dup2(in, 0);
 	if (lim->log_path && !*lim->log_path)
 		return;              /* "": keep the parent's stdout and stderr */
-	int out = open(lim->log_path ? lim->log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int out = open(lim->log_path ? lim->log_path : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (out >= 0) {
 		dup2(out, 1);
 		dup2(out, 2);
@@ -92,6 +228,32 @@ static void child_setup(const sandbox_limits *lim, pid_t parent)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGXFSZ, SIG_IGN);   /* a full log or cache file is a failed write, not a crash */
+}
+
+/* Nothing of the parent's open files (a CSV, another student's report) reaches the child. */
+static void close_inherited(void)
+{
+	if (syscall(SYS_close_range, 3, ~0U, 0) != 0)
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+}
+
+/* A log cut to cap bytes ends with a note saying so. */
+static void truncate_log(const char *path, size_t cap)
+{
+	struct stat s;
+	if (stat(path, &s) != 0 || (size_t)s.st_size <= cap)
+		return;
+	if (truncate(path, (off_t)cap) == 0) {
+		int fd = open(path, O_WRONLY | O_APPEND | O_NOFOLLOW);
+		if (fd >= 0) {
+			dprintf(fd, "\n[output cut at %zu bytes of %lld]\n", cap, (long long)s.st_size);
+			close(fd);
+		}
+	}
 }
 
 static void describe(sandbox_status *st, int status, double timeout)
@@ -103,6 +265,10 @@ static void describe(sandbox_status *st, int status, double timeout)
 		st->code = WTERMSIG(status);
 		snprintf(st->what, sizeof st->what, "killed by signal %d (%s)", st->code,
 		         strsignal(st->code));
+	} else if (WEXITSTATUS(status) == SANDBOX_CONFINE_FAILED) {
+		st->end = SANDBOX_FAILED;
+		st->code = SANDBOX_CONFINE_FAILED;
+		snprintf(st->what, sizeof st->what, "the sandbox could not confine its child");
 	} else {
 		st->end = SANDBOX_EXITED;
 		st->code = WEXITSTATUS(status);
@@ -122,6 +288,12 @@ int sandbox_spawn(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sa
 		return -1;
 	if (pid == 0) {
 		child_setup(lim, parent);
+		close_inherited();
+		char err[256];
+		if (lim->confine && confine_apply(lim->confine, err, sizeof err) != 0) {
+			dprintf(2, "clgrade: cannot confine the child: %s\n", err);
+			_exit(SANDBOX_CONFINE_FAILED);
+		}
 		int rc = fn(arg);
 		fflush(NULL);
 		_exit(rc);
@@ -160,6 +332,8 @@ int sandbox_wait(sandbox_child *c, sandbox_status *st)
 	}
 	kill(-pid, SIGKILL);     /* anything the child left behind in its group */
 	track(pid, 0);
+	if (c->lim.log_cap && c->lim.log_path && *c->lim.log_path)
+		truncate_log(c->lim.log_path, c->lim.log_cap);
 	st->wall_s = now() - c->t0;
 	if (st->end != SANDBOX_FAILED)
 		describe(st, status, c->lim.timeout_s);

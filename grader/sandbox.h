@@ -9,13 +9,21 @@
 
 #include <stddef.h>
 
+#include "confine.h"
+
 typedef struct sandbox_limits {
 	double timeout_s;    /* wall-time limit; <= 0: none */
 	size_t mem_bytes;    /* address-space limit (RLIMIT_AS); 0: none */
 	const char *log_path;/* child's stdout+stderr go here (truncated); NULL: /dev/null; "": inherited */
+	const confine_policy *confine; /* applied in the child before fn runs (confine.h); NULL: none */
+	size_t log_cap;      /* the log is cut to this many bytes when the child ends; 0: no cut */
 } sandbox_limits;
 
 typedef enum { SANDBOX_EXITED, SANDBOX_SIGNALED, SANDBOX_TIMEOUT, SANDBOX_FAILED } sandbox_end;
+
+/* A child that could not be confined exits with this status before running fn; sandbox_wait
+ * reports it as SANDBOX_FAILED (a grader failure, never the student's). */
+enum { SANDBOX_CONFINE_FAILED = 126 };
 
 typedef struct sandbox_status {
 	sandbox_end end;
@@ -44,5 +52,19 @@ int sandbox_wait(sandbox_child *c, sandbox_status *st);
  * timeout_s, then kill the child's whole process group.  Returns 0 when the child ran (see
  * st->end for how it ended), -1 when it could not be started. */
 int sandbox_run(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sandbox_status *st);
+
+/* A private temporary folder (mode 0700) under $TMPDIR or /tmp, named clgrade-<pid>-XXXXXX,
+ * removed with everything in it by sandbox_tmp_remove, or by the signal handlers when the
+ * grader is interrupted (SIGINT, SIGTERM, SIGHUP), or else by the next run's
+ * sandbox_tmp_sweep.  0, or -1 when it cannot be made. */
+int sandbox_tmp_make(char *dir, size_t len);
+void sandbox_tmp_remove(const char *dir);
+
+/* Remove the clgrade-<pid>-* folders of runs whose process is gone (killed with SIGKILL, a
+ * power cut): a killed run's leftovers go with the next run. */
+void sandbox_tmp_sweep(void);
+
+/* Remove a folder tree (no symlink followed); the PoCL cache and temp folders use it. */
+void sandbox_rmtree(const char *path);
 
 #endif

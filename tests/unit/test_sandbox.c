@@ -4,7 +4,15 @@
  * signal, a timeout that really kills the child and everything it forked, the memory limit,
  * the log file, and shared memory that survives the child's crash.  To see the processes the
  * sandbox killed, the test process makes itself a child subreaper: an orphaned grandchild then
- * becomes its child, and waitpid() says exactly how it died.  About 1.2 s in all (timeouts). */
+ * becomes its child, and waitpid() says exactly how it died.  About 1.2 s in all (timeouts).
+ *
+ * The confinement tests run hostile C code inside a confined child through the sandbox API
+ * itself (as a kernel's inline assembly would, were it not refused first): raw system calls
+ * that read a secret outside the lesson folder, write outside the private folder, overwrite
+ * another student's report, start programs, trace or signal the grader, open sockets, make
+ * namespaces or in-memory executables.  Each must fail, and what the runtime needs must work.
+ * The temp-folder tests kill a process holding a private folder with SIGINT, SIGTERM and SIGHUP
+ * and check that nothing is left. */
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,9 +24,15 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
+#include <sched.h>
 #include <unistd.h>
 
+#include "confine.h"
 #include "sandbox.h"
 
 typedef struct shared_box {
@@ -41,7 +55,7 @@ static void teardown(void)
 	box = NULL;
 }
 
-static const sandbox_limits NO_LIMITS = { 0, 0, NULL };
+static const sandbox_limits NO_LIMITS = { 0, 0, NULL, NULL, 0 };
 
 /* ---- child functions ---- */
 
@@ -220,7 +234,7 @@ END_TEST
 
 START_TEST(test_timeout_kills_hung_child)
 {
-	sandbox_limits lim = { 0.5, 0, NULL };
+	sandbox_limits lim = { 0.5, 0, NULL, NULL, 0 };
 	sandbox_status st;
 	ck_assert_int_eq(sandbox_run(child_hang, box, &lim, &st), 0);
 	ck_assert_int_eq(st.end, SANDBOX_TIMEOUT);
@@ -237,7 +251,7 @@ END_TEST
 
 START_TEST(test_timeout_kills_busy_child)
 {
-	sandbox_limits lim = { 0.3, 0, NULL };
+	sandbox_limits lim = { 0.3, 0, NULL, NULL, 0 };
 	sandbox_status st;
 	ck_assert_int_eq(sandbox_run(child_busy, box, &lim, &st), 0);
 	ck_assert_int_eq(st.end, SANDBOX_TIMEOUT);
@@ -274,7 +288,7 @@ static void assert_grandchild_killed(void)
 START_TEST(test_timeout_kills_process_group)
 {
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-	sandbox_limits lim = { 0.3, 0, NULL };
+	sandbox_limits lim = { 0.3, 0, NULL, NULL, 0 };
 	sandbox_status st;
 	ck_assert_int_eq(sandbox_run(child_grandchild_hangs, box, &lim, &st), 0);
 	ck_assert_int_eq(st.end, SANDBOX_TIMEOUT);
@@ -289,7 +303,7 @@ END_TEST
 START_TEST(test_leftover_grandchild_killed)
 {
 	ck_assert_int_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
-	sandbox_limits lim = { 5, 0, NULL };
+	sandbox_limits lim = { 5, 0, NULL, NULL, 0 };
 	sandbox_status st;
 	ck_assert_int_eq(sandbox_run(child_leaves_grandchild, box, &lim, &st), 0);
 	ck_assert_int_eq(st.end, SANDBOX_EXITED);
@@ -301,7 +315,7 @@ END_TEST
 
 START_TEST(test_memory_limit)
 {
-	sandbox_limits lim = { 10, (size_t)64 << 20, NULL };
+	sandbox_limits lim = { 10, (size_t)64 << 20, NULL, NULL, 0 };
 	sandbox_status st;
 	/* 512 MiB cannot be had under a 64 MiB address-space limit */
 	ck_assert_int_eq(sandbox_run(child_malloc_512m, NULL, &lim, &st), 0);
@@ -320,7 +334,7 @@ END_TEST
 
 START_TEST(test_child_limits_and_group)
 {
-	sandbox_limits lim = { 10, (size_t)64 << 20, NULL };
+	sandbox_limits lim = { 10, (size_t)64 << 20, NULL, NULL, 0 };
 	sandbox_status st;
 	ck_assert_int_eq(sandbox_run(child_limits, NULL, &lim, &st), 0);
 	ck_assert_int_eq(st.end, SANDBOX_EXITED);
@@ -336,7 +350,7 @@ START_TEST(test_log_path)
 	ck_assert_int_eq(write(fd, "OLD CONTENT THAT MUST GO AWAY\n", 30), 30);
 	close(fd);
 
-	sandbox_limits lim = { 10, 0, path };
+	sandbox_limits lim = { 10, 0, path, NULL, 0 };
 	sandbox_status st;
 	ck_assert_int_eq(sandbox_run(child_prints, NULL, &lim, &st), 0);
 	ck_assert_int_eq(st.end, SANDBOX_EXITED);
@@ -390,6 +404,274 @@ START_TEST(test_shared_is_zeroed_and_shared)
 }
 END_TEST
 
+
+/* ---- confinement: hostile code in a confined child ---- */
+
+enum { A_SECRET, A_LESSON, A_PRIV_WRITE, A_OUT_WRITE, A_REPORT_WRITE, A_REPORT_UNLINK,
+       A_REPORT_RENAME, A_PASSWD, A_EXEC_SH, A_EXEC_COPY, A_PTRACE, A_VM_READ, A_KILL_PARENT,
+       A_SOCKET_INET, A_SOCKET_UNIX, A_PROC_FD, A_PROC_MEM, A_MEMFD, A_UNSHARE, A_CLONE_USER,
+       A_IO_URING, A_PRLIMIT, A_X32, A_NNP, A_CORE, A_NPROC, A_FSIZE, A_SYMLINK_OUT, A_COUNT };
+
+typedef struct attack_box {
+	char root[256];            /* the test's folder: lesson/, secret/, priv/, reports/ */
+	long rc[A_COUNT];          /* the raw result: >= 0 is success */
+	int err[A_COUNT];          /* errno when it failed */
+	int done;
+} attack_box;
+
+static void note(attack_box *b, int i, long rc)
+{
+	b->rc[i] = rc;
+	b->err[i] = rc < 0 ? errno : 0;
+}
+
+static long raw_open(const char *root, const char *rel, int flags)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	long fd = syscall(SYS_openat, AT_FDCWD, p, flags, 0755);
+	if (fd >= 0)
+		close((int)fd);
+	return fd;
+}
+
+/* execve in a grandchild; its exit status 0 means the program ran */
+static long try_exec(const char *path)
+{
+	int pfd[2];
+	if (pipe(pfd) != 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid == 0) {
+		char *argv[] = { (char *)path, NULL };
+		syscall(SYS_execve, path, argv, NULL);
+		int e = errno;
+		ck_assert_int_eq(write(pfd[1], &e, sizeof e), sizeof e);
+		_exit(99);
+	}
+	close(pfd[1]);
+	int e = 0, status = 0;
+	ssize_t n = read(pfd[0], &e, sizeof e);
+	close(pfd[0]);
+	waitpid(pid, &status, 0);
+	if (n == sizeof e) {
+		errno = e;
+		return -1;
+	}
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+static int child_attacks(void *arg)
+{
+	attack_box *b = arg;
+	const char *r = b->root;
+	char p[512], q[512];
+	pid_t parent = getppid();
+	note(b, A_SECRET, raw_open(r, "secret/secret.txt", O_RDONLY));
+	note(b, A_LESSON, raw_open(r, "lesson/ok.h", O_RDONLY));
+	note(b, A_PRIV_WRITE, raw_open(r, "priv/new.txt", O_WRONLY | O_CREAT));
+	note(b, A_OUT_WRITE, raw_open(r, "secret/planted.txt", O_WRONLY | O_CREAT));
+	note(b, A_REPORT_WRITE, raw_open(r, "reports/bob.json", O_WRONLY | O_TRUNC));
+	snprintf(p, sizeof p, "%s/reports/bob.json", r);
+	note(b, A_REPORT_UNLINK, syscall(SYS_unlink, p));
+	snprintf(q, sizeof q, "%s/priv/bob.json", r);
+	note(b, A_REPORT_RENAME, syscall(SYS_rename, p, q));
+	note(b, A_PASSWD, raw_open("", "etc/passwd", O_RDONLY));
+	note(b, A_EXEC_SH, try_exec("/bin/sh"));
+	/* a program copied into the writable folder */
+	snprintf(p, sizeof p, "%s/priv/true", r);
+	int in = open("/bin/true", O_RDONLY), out = open(p, O_WRONLY | O_CREAT, 0755);
+	char buf[65536];
+	ssize_t n;
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+		if (write(out, buf, n) != n)
+			break;
+	close(in);
+	close(out);
+	note(b, A_EXEC_COPY, try_exec(p));
+	note(b, A_PTRACE, syscall(SYS_ptrace, 16 /* PTRACE_ATTACH */, parent, 0, 0));
+	struct iovec local = { buf, 16 }, remote = { (void *)b, 16 };
+	note(b, A_VM_READ, syscall(SYS_process_vm_readv, parent, &local, 1, &remote, 1, 0));
+	note(b, A_KILL_PARENT, syscall(SYS_kill, parent, 0));
+	note(b, A_SOCKET_INET, syscall(SYS_socket, AF_INET, SOCK_STREAM, 0));
+	note(b, A_SOCKET_UNIX, syscall(SYS_socket, AF_UNIX, SOCK_STREAM, 0));
+	snprintf(p, sizeof p, "/proc/%d/fd/1", (int)parent);
+	note(b, A_PROC_FD, raw_open("", p + 1, O_WRONLY));
+	snprintf(p, sizeof p, "/proc/%d/mem", (int)parent);
+	note(b, A_PROC_MEM, raw_open("", p + 1, O_RDWR));
+	note(b, A_MEMFD, syscall(SYS_memfd_create, "x", 0));
+	note(b, A_UNSHARE, syscall(SYS_unshare, CLONE_NEWUSER));
+	long c = syscall(SYS_clone, CLONE_NEWUSER | SIGCHLD, 0, 0, 0, 0);
+	if (c == 0)
+		_exit(0);
+	if (c > 0)
+		waitpid((pid_t)c, NULL, 0);
+	note(b, A_CLONE_USER, c);
+	char params[120] = { 0 };
+	note(b, A_IO_URING, syscall(SYS_io_uring_setup, 4, params));
+	struct rlimit rl = { RLIM_INFINITY, RLIM_INFINITY };
+	note(b, A_PRLIMIT, syscall(SYS_prlimit64, parent, RLIMIT_NOFILE, NULL, &rl) < 0 ? -1 :
+	     syscall(SYS_prlimit64, parent, RLIMIT_CORE, &rl, NULL));
+	/* the x32 ABI's numbers (bit 30) are a classic way around a filter: in a grandchild,
+	 * since the filter may answer by killing the caller */
+	pid_t x = fork();
+	if (x == 0)
+		_exit(syscall(0x40000000 | SYS_socket, AF_INET, SOCK_STREAM, 0) >= 0 ? 0 : 1);
+	int xs = 0;
+	waitpid(x, &xs, 0);
+	errno = EPERM;
+	note(b, A_X32, WIFEXITED(xs) && WEXITSTATUS(xs) == 0 ? 0 : -1);
+	note(b, A_NNP, prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1 ? 0 : -1);
+	getrlimit(RLIMIT_CORE, &rl);
+	note(b, A_CORE, rl.rlim_max == 0 ? 0 : -1);
+	getrlimit(RLIMIT_NPROC, &rl);
+	note(b, A_NPROC, rl.rlim_max != RLIM_INFINITY ? 0 : -1);
+	getrlimit(RLIMIT_FSIZE, &rl);
+	note(b, A_FSIZE, rl.rlim_max <= (64UL << 20) ? 0 : -1);
+	/* a symlink in the writable folder pointing at the secret */
+	snprintf(p, sizeof p, "%s/secret/secret.txt", r);
+	snprintf(q, sizeof q, "%s/priv/link", r);
+	note(b, A_SYMLINK_OUT, symlink(p, q) == 0 ? raw_open(r, "priv/link", O_RDONLY) : -1);
+	b->done = 1;
+	return 0;
+}
+
+static void make_file(const char *root, const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	FILE *f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(test_confined_child_cannot_escape)
+{
+	confine_support sup;
+	confine_probe(&sup);
+	if (!sup.landlock_abi || !sup.seccomp) {
+		fprintf(stderr, "test_confined_child_cannot_escape: %s; skipped\n", confine_missing());
+		return;
+	}
+	attack_box *b = sandbox_shared(sizeof *b);
+	ck_assert_ptr_nonnull(b);
+	snprintf(b->root, sizeof b->root, "/tmp/test_confine_XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(b->root));
+	const char *dirs[] = { "lesson", "secret", "priv", "reports" };
+	for (int i = 0; i < 4; i++) {
+		char p[512];
+		snprintf(p, sizeof p, "%s/%s", b->root, dirs[i]);
+		ck_assert_int_eq(mkdir(p, 0700), 0);
+	}
+	make_file(b->root, "lesson/ok.h", "#define OK 1\n");
+	make_file(b->root, "secret/secret.txt", "the secret\n");
+	make_file(b->root, "reports/bob.json", "{\"score\": 7}\n");
+	char lesson[512], priv[512];
+	snprintf(lesson, sizeof lesson, "%s/lesson", b->root);
+	snprintf(priv, sizeof priv, "%s/priv", b->root);
+	confine_policy pol;
+	confine_storage cst;
+	confine_default(&pol, &cst, lesson, priv, NULL);
+	sandbox_limits lim = { 20, 0, NULL, &pol, 0 };
+	sandbox_status st;
+	ck_assert_int_eq(sandbox_run(child_attacks, b, &lim, &st), 0);
+	ck_assert_msg(st.end == SANDBOX_EXITED && st.code == 0 && b->done, "child: %s", st.what);
+	static const char *names[] = { "read a secret", "read the lesson folder", "write its folder",
+		"write outside", "write a report", "unlink a report", "rename a report", "read /etc/passwd",
+		"exec /bin/sh", "exec a copied program", "ptrace the grader", "read the grader's memory",
+		"signal the grader", "open a TCP socket", "open a Unix socket", "write the grader's stdout",
+		"open the grader's memory", "memfd_create", "unshare a user namespace",
+		"clone a user namespace", "io_uring", "change the grader's limits", "x32 system call",
+		"no_new_privs", "no core dumps", "a process limit", "a file size limit",
+		"follow a symlink out" };
+	static const int must_work[] = { A_LESSON, A_PRIV_WRITE, A_NNP, A_CORE, A_NPROC, A_FSIZE };
+	for (int i = 0; i < A_COUNT; i++) {
+		int want = 0;
+		for (size_t k = 0; k < sizeof must_work / sizeof *must_work; k++)
+			want |= must_work[k] == i;
+		if (want)
+			ck_assert_msg(b->rc[i] >= 0, "%s must work: %s", names[i], strerror(b->err[i]));
+		else
+			ck_assert_msg(b->rc[i] < 0, "the confined child could %s", names[i]);
+	}
+	/* the report is untouched and nothing was planted */
+	char p[512], text[64] = "";
+	snprintf(p, sizeof p, "%s/reports/bob.json", b->root);
+	FILE *f = fopen(p, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(text, sizeof text, f));
+	fclose(f);
+	ck_assert_str_eq(text, "{\"score\": 7}\n");
+	snprintf(p, sizeof p, "%s/secret/planted.txt", b->root);
+	ck_assert_int_ne(access(p, F_OK), 0);
+	sandbox_rmtree(b->root);
+	sandbox_unshare(b, sizeof *b);
+}
+END_TEST
+
+/* A process holding a private folder, killed by sig: the folder goes with it. */
+static void killed_with(int sig)
+{
+	int pfd[2];
+	ck_assert_int_eq(pipe(pfd), 0);
+	pid_t pid = fork();
+	if (pid == 0) {
+		char dir[512], f[600];
+		signal(SIGINT, SIG_DFL);   /* as in a grader started from a shell */
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		if (sandbox_tmp_make(dir, sizeof dir) != 0)
+			_exit(3);
+		snprintf(f, sizeof f, "%s/sub", dir);
+		mkdir(f, 0700);
+		snprintf(f, sizeof f, "%s/sub/log", dir);
+		FILE *o = fopen(f, "w");
+		fputs("x", o);
+		fclose(o);
+		ck_assert_int_eq(write(pfd[1], dir, sizeof dir), sizeof dir);
+		for (;;)
+			pause();
+	}
+	close(pfd[1]);
+	char dir[512];
+	ck_assert_int_eq(read(pfd[0], dir, sizeof dir), sizeof dir);
+	close(pfd[0]);
+	ck_assert_int_eq(access(dir, F_OK), 0);
+	kill(pid, sig);
+	int status;
+	waitpid(pid, &status, 0);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == sig);
+	ck_assert_msg(access(dir, F_OK) != 0, "%s left after signal %d", dir, sig);
+}
+
+START_TEST(test_tmp_removed_on_signals)
+{
+	killed_with(SIGINT);
+	killed_with(SIGTERM);
+	killed_with(SIGHUP);
+}
+END_TEST
+
+START_TEST(test_tmp_sweep_takes_dead_runs_only)
+{
+	char mine[512], dead[600];
+	ck_assert_int_eq(sandbox_tmp_make(mine, sizeof mine), 0);
+	pid_t pid = fork();       /* a pid that is surely gone after the wait */
+	if (pid == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	const char *t = getenv("TMPDIR");
+	snprintf(dead, sizeof dead, "%s/clgrade-%d-AbCdEf", t && *t == '/' ? t : "/tmp", (int)pid);
+	ck_assert_int_eq(mkdir(dead, 0700), 0);
+	sandbox_tmp_sweep();
+	ck_assert_msg(access(dead, F_OK) != 0, "a killed run's folder stays: %s", dead);
+	ck_assert_msg(access(mine, F_OK) == 0, "a live run's folder went: %s", mine);
+	sandbox_tmp_remove(mine);
+	ck_assert_int_ne(access(mine, F_OK), 0);
+}
+END_TEST
+
 static Suite *sandbox_suite(void)
 {
 	Suite *s = suite_create("sandbox");
@@ -411,6 +693,9 @@ static Suite *sandbox_suite(void)
 	tcase_add_test(t, test_no_log_is_devnull);
 	tcase_add_test(t, test_signal_handlers_restored);
 	tcase_add_test(t, test_shared_is_zeroed_and_shared);
+	tcase_add_test(t, test_confined_child_cannot_escape);
+	tcase_add_test(t, test_tmp_removed_on_signals);
+	tcase_add_test(t, test_tmp_sweep_takes_dead_runs_only);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -1,0 +1,50 @@
+/* preproc.h — the student's source as every compiler will see it: preprocessed once, by a
+ * real preprocessor that can open nothing but the lesson's own folder.
+ *
+ * An #include, __has_include, #pragma GCC dependency ... reaches the disk in many spellings
+ * (comments, #warning, line splices, macros, token pasting).  Rather than guess at a lexer,
+ * clang's own preprocessor resolves them, in a confined child, through a virtual file system
+ * (an -ivfsoverlay with fallthrough off) that holds only the lesson folder's files: a file
+ * outside it does not exist for the preprocessor, whatever its spelling, so no byte of it and
+ * no trace of its existence reaches any output.  The result has no directive left but line
+ * markers and known pragmas; it is what PoCL, Oclgrind and a GPU driver compile, so the
+ * analysis and the timed run see the same text.  Inline assembly in that text is refused:
+ * after preprocessing, no macro or token pasting can hide it. */
+#ifndef PREPROC_H
+#define PREPROC_H
+
+#include <stddef.h>
+
+/* Where the preprocessor is: the clang on PATH (realpath), or NULL when there is none. */
+const char *preproc_clang(void);
+
+typedef struct preproc_job {
+	const char *source;      /* the student's text (in memory) */
+	const char *kernel_path; /* the student's file, for messages */
+	const char *lesson_dir;  /* the only folder the preprocessor sees */
+	const char *tmpdir;      /* a private folder for its files */
+	int tile;                /* -DTILE= */
+	int confine;             /* confine the child (confine.h) */
+	double timeout_s;
+} preproc_job;
+
+typedef enum { PREPROC_OK, PREPROC_REFUSED, PREPROC_ERROR } preproc_result;
+
+/* Preprocess j.  PREPROC_OK: *out is the text to compile (malloc'd; #line markers name the
+ * student's file "<kernel>").  PREPROC_REFUSED: msg says why, as "path:L:C: error: ..."
+ * lines (a `builds` finding: an include that is not there, inline assembly, a directive made
+ * by a macro ...).  PREPROC_ERROR: the grader could not run the preprocessor (msg says why). */
+preproc_result preproc_run(const preproc_job *j, char **out, char *msg, size_t msglen);
+
+/* n jobs at once (lesson 4's TILEs: the preprocessors run side by side): out[i], msg[i]
+ * (each msglen bytes) and r[i] as preproc_run would give them. */
+void preproc_run_all(const preproc_job *jobs, int n, char **out, char **msg, size_t msglen,
+                     preproc_result *r);
+
+/* Check preprocessed text (clang -E output) for what the compilers must never see: inline
+ * assembly, _Pragma, directives other than line markers and known pragmas.  0 and *out (the
+ * text with each GNU line marker "# 12 \"f\" 2" as "#line 12 \"f\"", malloc'd) when clean;
+ * else -1 with "path:L:C: error: ..." in msg (path: kernel_path for "<kernel>" lines). */
+int preproc_vet(const char *text, const char *kernel_path, char **out, char *msg, size_t msglen);
+
+#endif
