@@ -84,9 +84,9 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclgrade.a
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/integration/%.c $(BUILD)/libclgrade.a
+$(BUILD)/tests/%: tests/integration/%.c tests/integration/itest.c tests/integration/itest.h $(BUILD)/libclgrade.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/integration/itest.c $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
 
 CHECK_CMD = $(BUILD)/clgrade check $(LESSON) $(if $(KERNEL),'$(KERNEL)') $(if $(DEVICE),--device '$(DEVICE)') \
 	    $(if $(JSON),--json '$(JSON)') $(if $(SEED),--seed $(SEED))

@@ -12,24 +12,10 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
+#include "itest.h"
+
 #define SOL3 "kernels/solutions/03-transpose-padding.cl"
 #define FX   "tests/fixtures/"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc(n + 1);
-	if (fread(s, 1, n, f) != (size_t)n)
-		n = 0;
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
 
 static int sh(const char *fmt, const char *dir)
 {
@@ -43,7 +29,7 @@ static char *file_in(const char *dir, const char *rel)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s", dir, rel);
-	return slurp(path);
+	return itest_slurp(path);
 }
 
 /* The CSV line of a student, without its newline (caller frees), or NULL. */

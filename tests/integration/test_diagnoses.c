@@ -10,68 +10,12 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
-typedef struct graded {
-	int exit;
-	cJSON *json;
-	char *text;
-} graded;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc(n + 1);
-	if (fread(s, 1, n, f) != (size_t)n)
-		n = 0;
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
+#include "itest.h"
 
 /* `build/clgrade check LESSON KERNEL --seed 1 --json tmp EXTRA`, wide terminal text. */
-static graded grade(const char *lesson, const char *kernel, const char *extra)
+static const char *field(const itest_graded *g, const char *id, const char *k)
 {
-	char json[] = "/tmp/clgrade-dx-XXXXXX", out[64], cmd[2048];
-	int fd = mkstemp(json);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	snprintf(out, sizeof out, "%s.txt", json);
-	snprintf(cmd, sizeof cmd, "NO_COLOR=1 COLUMNS=400 build/clgrade check %s %s --seed 1 "
-	         "--json %s %s > %s 2>&1", lesson, kernel, json, extra ? extra : "", out);
-	int st = system(cmd);
-	graded g = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, NULL, slurp(out) };
-	char *j = slurp(json);
-	g.json = j ? cJSON_Parse(j) : NULL;
-	free(j);
-	unlink(json);
-	unlink(out);
-	ck_assert_msg(g.text != NULL, "no terminal output");
-	ck_assert_msg(g.json != NULL, "no JSON report; terminal said:\n%s", g.text);
-	return g;
-}
-
-static void done(graded *g)
-{
-	cJSON_Delete(g->json);
-	free(g->text);
-}
-
-static cJSON *crit(const graded *g, const char *id)
-{
-	cJSON *c;
-	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria"))
-		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), id) == 0)
-			return c;
-	return NULL;
-}
-
-static const char *field(const graded *g, const char *id, const char *k)
-{
-	cJSON *c = crit(g, id);
+	cJSON *c = itest_crit(g, id);
 	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, k)) : NULL;
 	return m ? m : "";
 }
@@ -131,7 +75,7 @@ static const struct diagnosis {
 START_TEST(fixture_names_the_real_cause)
 {
 	const struct diagnosis *d = &cases[_i];
-	graded g = grade(d->lesson, d->file, d->extra);
+	itest_graded g = itest_grade(d->lesson, d->file, d->extra);
 	const char *st = field(&g, d->fails, "status"), *msg = field(&g, d->fails, "message");
 	const char *try_ = field(&g, d->fails, "try");
 	ck_assert_msg(strcmp(st, "fail") == 0, "%s: %s expected fail, got %s\n%s", d->file, d->fails,
@@ -149,7 +93,7 @@ START_TEST(fixture_names_the_real_cause)
 	if (d->try_never)
 		ck_assert_msg(!strstr(try_, d->try_never), "%s: try \"%s\" says \"%s\"", d->file, try_,
 		              d->try_never);
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -157,7 +101,7 @@ END_TEST
  * nothing blames its __local memory. */
 START_TEST(wrong_signature_leaves_the_rest_unchecked)
 {
-	graded g = grade("2", FX "l2_local_pointer_args.cl", NULL);
+	itest_graded g = itest_grade("2", FX "l2_local_pointer_args.cl", NULL);
 	cJSON *c;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g.json, "criteria")) {
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(c, "id"));
@@ -167,7 +111,7 @@ START_TEST(wrong_signature_leaves_the_rest_unchecked)
 	}
 	ck_assert_ptr_null(strstr(g.text, "uses no __local memory"));
 	ck_assert_ptr_nonnull(strstr(g.text, "does not take the lesson's arguments"));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -175,7 +119,7 @@ END_TEST
  * "different addresses"; inactive lanes are drawn as inactive, not as bank 0. */
 START_TEST(lane_picture_broadcast)
 {
-	graded g = grade("2", FX "l2_transposed_tile_broadcast.cl", NULL);
+	itest_graded g = itest_grade("2", FX "l2_transposed_tile_broadcast.cl", NULL);
 	ck_assert_str_eq(field(&g, "conflict_free", "status"), "fail");
 	ck_assert_ptr_nonnull(strstr(field(&g, "conflict_free", "message"), ":21:32: load of Bs is "
 	                             "8-way"));
@@ -185,13 +129,13 @@ START_TEST(lane_picture_broadcast)
 	                                     "share a word get it in one broadcast"));
 	ck_assert_ptr_null(strstr(g.text, "different addresses"));
 	ck_assert_str_eq(field(&g, "correct", "status"), "pass");
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(lane_picture_inactive_lanes)
 {
-	graded g = grade("3", FX "l3_half_warp_conflict.cl", NULL);
+	itest_graded g = itest_grade("3", FX "l3_half_warp_conflict.cl", NULL);
 	ck_assert_str_eq(field(&g, "conflict_free", "status"), "fail");
 	ck_assert_ptr_nonnull(strstr(field(&g, "conflict_free", "message"), ":12:45: load of tile "
 	                             "is 16-way"));
@@ -201,7 +145,7 @@ START_TEST(lane_picture_inactive_lanes)
 	/* the stride is per lane, between the active ones: 32 words, not 64 */
 	ck_assert_ptr_nonnull(strstr(field(&g, "conflict_free", "try"), "32 words apart"));
 	ck_assert_str_eq(field(&g, "correct", "status"), "pass");
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 

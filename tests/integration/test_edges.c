@@ -13,85 +13,20 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
+#include "itest.h"
+
 #define FX "tests/fixtures/"
 
-typedef struct graded {
-	int exit;
-	double wall_s;
-	cJSON *json;
-	char *text;
-} graded;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc(n + 1);
-	if (fread(s, 1, n, f) != (size_t)n)
-		n = 0;
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
-
-static double now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 /* `build/clgrade check LESSON KERNEL --seed 1 --json tmp EXTRA`, all it says, and its wall time. */
-static graded grade(const char *lesson, const char *kernel, const char *extra)
+static const char *status(const itest_graded *g, const char *id)
 {
-	char json[] = "/tmp/clgrade-edge-XXXXXX", out[64], cmd[2048];
-	int fd = mkstemp(json);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	snprintf(out, sizeof out, "%s.txt", json);
-	snprintf(cmd, sizeof cmd, "NO_COLOR=1 build/clgrade check %s %s --seed 1 --json %s %s > %s 2>&1",
-	         lesson, kernel, json, extra ? extra : "", out);
-	double t0 = now();
-	int st = system(cmd);
-	graded g = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, now() - t0, NULL, slurp(out) };
-	char *j = slurp(json);
-	g.json = j ? cJSON_Parse(j) : NULL;
-	free(j);
-	unlink(json);
-	unlink(out);
-	ck_assert_msg(g.text != NULL, "no terminal output");
-	ck_assert_msg(g.json != NULL, "no JSON report; terminal said:\n%s", g.text);
-	return g;
-}
-
-static void done(graded *g)
-{
-	cJSON_Delete(g->json);
-	free(g->text);
-}
-
-static cJSON *crit(const graded *g, const char *id)
-{
-	cJSON *c;
-	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria"))
-		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), id) == 0)
-			return c;
-	return NULL;
-}
-
-static const char *status(const graded *g, const char *id)
-{
-	cJSON *c = crit(g, id);
+	cJSON *c = itest_crit(g, id);
 	return c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")) : "absent";
 }
 
-static const char *message(const graded *g, const char *id)
+static const char *message(const itest_graded *g, const char *id)
 {
-	cJSON *c = crit(g, id);
+	cJSON *c = itest_crit(g, id);
 	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "message")) : NULL;
 	return m ? m : "";
 }
@@ -133,7 +68,7 @@ static const struct edge {
 START_TEST(edge_mutant_gets_its_verdict)
 {
 	const struct edge *e = &edges[_i];
-	graded g = grade(e->lesson, e->file, e->extra);
+	itest_graded g = itest_grade(e->lesson, e->file, e->extra);
 	if (e->fails) {
 		ck_assert_msg(strcmp(status(&g, e->fails), "fail") == 0, "%s: %s expected fail, got %s\n%s",
 		              e->file, e->fails, status(&g, e->fails), g.text);
@@ -159,7 +94,7 @@ START_TEST(edge_mutant_gets_its_verdict)
 	ck_assert_int_ge(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "analysis"),
 	                                                        "sizes")), 1);
 	ck_assert_ptr_nonnull(strstr(g.text, "analysis under Oclgrind at "));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -168,11 +103,11 @@ END_TEST
 /* A kernel that hangs is stopped within --timeout + 2 s, and fails runs (its fault). */
 START_TEST(hang_is_stopped_within_the_timeout)
 {
-	graded g = grade("1", FX "l1_hang.cl", "--timeout 4");
+	itest_graded g = itest_grade("1", FX "l1_hang.cl", "--timeout 4");
 	ck_assert_int_eq(g.exit, 1);
 	ck_assert_str_eq(status(&g, "runs"), "fail");
 	ck_assert_msg(g.wall_s < 4 + 2, "a hanging kernel took %.1f s with --timeout 4", g.wall_s);
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -181,7 +116,7 @@ END_TEST
  * 150 MiB, and leaves its criteria not_checked with "the grader could not", exit 2, "error". */
 START_TEST(memory_limit_is_the_graders)
 {
-	graded g = grade("2", "kernels/solutions/02-tiled-matmul.cl", "--memory 150");
+	itest_graded g = itest_grade("2", "kernels/solutions/02-tiled-matmul.cl", "--memory 150");
 	ck_assert_int_eq(g.exit, 2);
 	ck_assert_ptr_nonnull(strstr(g.text, "the grader could not"));
 	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(g.json, "verdict")), "error");
@@ -189,7 +124,7 @@ START_TEST(memory_limit_is_the_graders)
 	cJSON *c;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g.json, "criteria"))
 		ck_assert_str_ne(cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")), "fail");
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 

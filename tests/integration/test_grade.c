@@ -10,80 +10,24 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
-typedef struct graded {
-	int exit;
-	cJSON *json;
-	char *text;
-} graded;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc(n + 1);
-	if (fread(s, 1, n, f) != (size_t)n)
-		n = 0;
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
+#include "itest.h"
 
 /* Run `build/clgrade check LESSON KERNEL EXTRA --json tmp --seed 1` and collect all it says. */
-static graded grade(const char *lesson, const char *kernel, const char *extra)
+static const char *status(const itest_graded *g, const char *id)
 {
-	char json[] = "/tmp/clgrade-it-XXXXXX", out[64], cmd[2048];
-	int fd = mkstemp(json);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	snprintf(out, sizeof out, "%s.txt", json);
-	snprintf(cmd, sizeof cmd, "NO_COLOR=1 build/clgrade check %s %s --seed 1 --json %s %s > %s 2>&1",
-	         lesson, kernel, json, extra ? extra : "", out);
-	int st = system(cmd);
-	graded g = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, NULL, slurp(out) };
-	char *j = slurp(json);
-	g.json = j ? cJSON_Parse(j) : NULL;
-	free(j);
-	unlink(json);
-	unlink(out);
-	ck_assert_msg(g.text != NULL, "no terminal output");
-	ck_assert_msg(g.json != NULL, "no JSON report; terminal said:\n%s", g.text);
-	return g;
-}
-
-static void done(graded *g)
-{
-	cJSON_Delete(g->json);
-	free(g->text);
-}
-
-static cJSON *crit(const graded *g, const char *id)
-{
-	cJSON *c;
-	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria"))
-		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), id) == 0)
-			return c;
-	return NULL;
-}
-
-static const char *status(const graded *g, const char *id)
-{
-	cJSON *c = crit(g, id);
+	cJSON *c = itest_crit(g, id);
 	return c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")) : "absent";
 }
 
-static const char *message(const graded *g, const char *id)
+static const char *message(const itest_graded *g, const char *id)
 {
-	cJSON *c = crit(g, id);
+	cJSON *c = itest_crit(g, id);
 	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "message")) : NULL;
 	return m ? m : "";
 }
 
 /* The criterion failed in the JSON and is marked ✗ in the terminal report. */
-static void assert_fails(const graded *g, const char *id)
+static void assert_fails(const itest_graded *g, const char *id)
 {
 	ck_assert_msg(strcmp(status(g, id), "fail") == 0, "%s: expected fail, got %s\n%s", id,
 	              status(g, id), g->text);
@@ -94,14 +38,14 @@ static void assert_fails(const graded *g, const char *id)
 	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(g->json, "verdict")), "fail");
 }
 
-static void assert_passes(const graded *g, const char *id)
+static void assert_passes(const itest_graded *g, const char *id)
 {
 	ck_assert_msg(strcmp(status(g, id), "pass") == 0, "%s: expected pass, got %s (%s)\n%s", id,
 	              status(g, id), message(g, id), g->text);
 }
 
 /* Every criterion but the timing one passed (speedup has its own repeated test). */
-static void assert_all_but_speedup(const graded *g)
+static void assert_all_but_speedup(const itest_graded *g)
 {
 	cJSON *c;
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria")) {
@@ -111,7 +55,7 @@ static void assert_all_but_speedup(const graded *g)
 	}
 }
 
-static cJSON *site(const graded *g, const char *space, const char *access, int line)
+static cJSON *site(const itest_graded *g, const char *space, const char *access, int line)
 {
 	cJSON *s;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(cJSON_GetObjectItem(g->json, space), "sites"))
@@ -155,14 +99,14 @@ static const struct broken {
 START_TEST(broken_kernel_fails_its_criterion)
 {
 	const struct broken *b = &broken[_i];
-	graded g = grade(b->lesson, b->file, b->extra);
+	itest_graded g = itest_grade(b->lesson, b->file, b->extra);
 	assert_fails(&g, b->fails);
 	if (b->says)
 		ck_assert_msg(strstr(message(&g, b->fails), b->says) != NULL, "%s: \"%s\" lacks \"%s\"",
 		              b->file, message(&g, b->fails), b->says);
 	if (b->passes)
 		assert_passes(&g, b->passes);
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -170,31 +114,31 @@ END_TEST
 
 START_TEST(l1_solution_passes)
 {
-	graded g = grade("1", "kernels/solutions/01-naive-matmul.cl", NULL);
+	itest_graded g = itest_grade("1", "kernels/solutions/01-naive-matmul.cl", NULL);
 	ck_assert_msg(g.exit == 0, "%s", g.text);
 	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(g.json, "verdict")), "pass");
 	assert_all_but_speedup(&g);
-	ck_assert_ptr_null(crit(&g, "speedup"));          /* lesson 1 is the baseline */
+	ck_assert_ptr_null(itest_crit(&g, "speedup"));          /* lesson 1 is the baseline */
 	cJSON *t = cJSON_GetObjectItem(g.json, "timing");
 	ck_assert(num(t, "gflops") > 0);
 	ck_assert_ptr_nonnull(strstr(g.text, "GFLOP/s"));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l1_starter_fails_correct)
 {
-	graded g = grade("1", "", NULL);
+	itest_graded g = itest_grade("1", "", NULL);
 	assert_fails(&g, "correct");
 	assert_passes(&g, "builds");
 	assert_passes(&g, "memory_safe");
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l1_compile_error_at_student_line)
 {
-	graded g = grade("1", FX "l1_compile_error.cl", NULL);
+	itest_graded g = itest_grade("1", FX "l1_compile_error.cl", NULL);
 	assert_fails(&g, "builds");
 	ck_assert_msg(strstr(message(&g, "builds"), FX "l1_compile_error.cl:10:43: error:") != NULL,
 	              "%s", message(&g, "builds"));
@@ -202,7 +146,7 @@ START_TEST(l1_compile_error_at_student_line)
 	ck_assert_ptr_null(strstr(g.text, "tempfile"));
 	ck_assert_ptr_nonnull(strstr(g.text, "^"));       /* the caret under the column */
 	ck_assert_str_eq(status(&g, "correct"), "not_checked");
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -210,11 +154,11 @@ START_TEST(l1_includes_refused_and_never_echoed)
 {
 	const char *files[] = { FX "l1_include_passwd.cl", FX "l1_include_macro.cl" };
 	for (int i = 0; i < 2; i++) {
-		graded g = grade("1", files[i], NULL);
+		itest_graded g = itest_grade("1", files[i], NULL);
 		assert_fails(&g, "builds");
 		ck_assert_ptr_nonnull(strstr(message(&g, "builds"), "refused"));
 		ck_assert_msg(strstr(g.text, "root:") == NULL, "leaked /etc/passwd:\n%s", g.text);
-		done(&g);
+		itest_done(&g);
 	}
 }
 END_TEST
@@ -234,26 +178,26 @@ END_TEST
 
 START_TEST(l2_solution_passes_all_but_timing)
 {
-	graded g = grade("2", "kernels/solutions/02-tiled-matmul.cl", NULL);
+	itest_graded g = itest_grade("2", "kernels/solutions/02-tiled-matmul.cl", NULL);
 	assert_all_but_speedup(&g);
 	ck_assert_int_eq((int)num(cJSON_GetObjectItem(g.json, "local_memory"), "bytes_per_group"), 2048);
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l2_over_local_budget_fails_with_both_numbers)
 {
-	graded g = grade("2", FX "l2_local_64k.cl", "--local-mem 49152 --no-analysis");
+	itest_graded g = itest_grade("2", FX "l2_local_64k.cl", "--local-mem 49152 --no-analysis");
 	assert_fails(&g, "runs");
 	ck_assert_msg(strstr(message(&g, "runs"), "needs 65536 bytes") != NULL, "%s", message(&g, "runs"));
 	ck_assert_ptr_nonnull(strstr(message(&g, "runs"), "allows 49152"));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l2_report_has_occupancy_per_profile)
 {
-	graded g = grade("2", "kernels/solutions/02-tiled-matmul.cl", "--no-analysis");
+	itest_graded g = itest_grade("2", "kernels/solutions/02-tiled-matmul.cl", "--no-analysis");
 	cJSON *occ = cJSON_GetObjectItem(g.json, "occupancy"), *o;
 	ck_assert_int_ge(cJSON_GetArraySize(occ), 11);
 	int sm90 = 0;
@@ -267,17 +211,17 @@ START_TEST(l2_report_has_occupancy_per_profile)
 	}
 	ck_assert(sm90);
 	ck_assert_ptr_nonnull(strstr(g.text, "nvidia-sm90"));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l2_starter_fails_uses_local_memory_first)
 {
-	graded g = grade("2", "", NULL);
+	itest_graded g = itest_grade("2", "", NULL);
 	assert_fails(&g, "uses_local_memory");
 	assert_passes(&g, "correct");
 	ck_assert_ptr_nonnull(strstr(g.text, "first: uses_local_memory"));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -285,7 +229,7 @@ START_TEST(l2_missing_barriers_race_at_their_lines)
 {
 	const char *files[] = { FX "l2_no_barrier1.cl", FX "l2_no_barrier2.cl" };
 	for (int i = 0; i < 2; i++) {
-		graded g = grade("2", files[i], NULL);
+		itest_graded g = itest_grade("2", files[i], NULL);
 		assert_fails(&g, "race_free");
 		cJSON *d = cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "diagnostics"), 0);
 		ck_assert_ptr_nonnull(d);
@@ -297,15 +241,15 @@ START_TEST(l2_missing_barriers_race_at_their_lines)
 		ck_assert_ptr_nonnull(strstr(message(&g, "race_free"), "'As'"));
 		ck_assert_ptr_nonnull(strstr(message(&g, "race_free"), "(with line 13)"));
 		ck_assert_ptr_nonnull(strstr(message(&g, "race_free"), "(with line 14)"));
-		done(&g);
+		itest_done(&g);
 	}
 }
 END_TEST
 
 START_TEST(l2_tiling_cuts_global_loads_by_tile)
 {
-	graded n = grade("1", "kernels/solutions/01-naive-matmul.cl", NULL);
-	graded t = grade("2", "kernels/solutions/02-tiled-matmul.cl", NULL);
+	itest_graded n = itest_grade("1", "kernels/solutions/01-naive-matmul.cl", NULL);
+	itest_graded t = itest_grade("2", "kernels/solutions/02-tiled-matmul.cl", NULL);
 	double bn = num(cJSON_GetObjectItem(n.json, "global_memory"), "bytes_loaded_per_flop");
 	double bt = num(cJSON_GetObjectItem(t.json, "global_memory"), "bytes_loaded_per_flop");
 	/* at the edge size N (no multiple of 16), tiles load A and B once per column or row of
@@ -316,8 +260,8 @@ START_TEST(l2_tiling_cuts_global_loads_by_tile)
 	ck_assert_msg(bn > 3.99 && bn < 4.01, "naive loads %.3f B/FLOP", bn);
 	ck_assert_msg(bt > want * 0.999 && bt < want * 1.001, "tiled loads %.4f B/FLOP, expected %.4f",
 	              bt, want);
-	done(&n);
-	done(&t);
+	itest_done(&n);
+	itest_done(&t);
 }
 END_TEST
 
@@ -325,18 +269,18 @@ END_TEST
 
 START_TEST(l3_solution_passes_all_but_timing)
 {
-	graded g = grade("3", "kernels/solutions/03-transpose-padding.cl", NULL);
+	itest_graded g = itest_grade("3", "kernels/solutions/03-transpose-padding.cl", NULL);
 	assert_all_but_speedup(&g);
 	cJSON *st = site(&g, "global_memory", "store", 0);
 	ck_assert_ptr_nonnull(st);
 	ck_assert_double_eq_tol(num(st, "sectors_per_request"), num(st, "ideal"), 0.01);
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l3_unpadded_read_is_32_way_store_conflict_free)
 {
-	graded g = grade("3", FX "l3_unpadded.cl", NULL);
+	itest_graded g = itest_grade("3", FX "l3_unpadded.cl", NULL);
 	assert_fails(&g, "conflict_free");
 	cJSON *ld = site(&g, "local_memory", "load", 15), *st = site(&g, "local_memory", "store", 0);
 	ck_assert_msg(ld != NULL, "no load site at line 15:\n%s", g.text);
@@ -345,28 +289,28 @@ START_TEST(l3_unpadded_read_is_32_way_store_conflict_free)
 	ck_assert_int_eq((int)num(st, "n_way"), 1);
 	ck_assert_ptr_nonnull(strstr(message(&g, "conflict_free"), ":15:"));
 	ck_assert_ptr_nonnull(strstr(g.text, "lane -> bank"));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l3_swizzle_is_conflict_free)
 {
-	graded g = grade("3", FX "l3_swizzle.cl", NULL);
+	itest_graded g = itest_grade("3", FX "l3_swizzle.cl", NULL);
 	assert_passes(&g, "conflict_free");
 	assert_passes(&g, "correct");
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l3_naive_store_is_uncoalesced)
 {
-	graded g = grade("3", "", NULL);     /* the starter is the naive transpose */
+	itest_graded g = itest_grade("3", "", NULL);     /* the starter is the naive transpose */
 	assert_fails(&g, "uses_local_memory");
 	cJSON *st = site(&g, "global_memory", "store", 0);
 	ck_assert_ptr_nonnull(st);
 	ck_assert_double_eq_tol(num(st, "sectors_per_request"), 32.0, 0.01);
 	ck_assert(num(st, "ideal") >= 4.0 && num(st, "ideal") <= 5.0);  /* 128 B, maybe unaligned */
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -374,19 +318,19 @@ END_TEST
 
 START_TEST(l4_solution_passes)
 {
-	graded g = grade("4", "kernels/solutions/04-tile-budget.cl", NULL);
+	itest_graded g = itest_grade("4", "kernels/solutions/04-tile-budget.cl", NULL);
 	ck_assert_msg(g.exit == 0, "%s", g.text);
 	assert_passes(&g, "tile_choice");
 	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(g.json, "tiles")), 3);
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l4_starter_fails)
 {
-	graded g = grade("4", "", NULL);
+	itest_graded g = itest_grade("4", "", NULL);
 	ck_assert_int_eq(g.exit, 1);
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -403,10 +347,10 @@ START_TEST(without_oclgrind_criteria_are_not_checked)
 	int st = system(cmd);
 	ck_assert_int_eq(WEXITSTATUS(st), 2);       /* the grader could not do its own work */
 	snprintf(json, sizeof json, "%s/r.json", dir);
-	char *j = slurp(json);
-	graded g = { 0, cJSON_Parse(j), NULL };
+	char *j = itest_slurp(json);
+	itest_graded g = { 0, 0, cJSON_Parse(j), NULL };
 	snprintf(json, sizeof json, "%s/out.txt", dir);
-	g.text = slurp(json);
+	g.text = itest_slurp(json);
 	free(j);
 	ck_assert_str_eq(status(&g, "race_free"), "not_checked");
 	ck_assert_str_eq(status(&g, "conflict_free"), "not_checked");
@@ -415,7 +359,7 @@ START_TEST(without_oclgrind_criteria_are_not_checked)
 	ck_assert_ptr_nonnull(strstr(g.text, "not checked"));
 	cJSON *note = cJSON_GetObjectItem(g.json, "analysis_note");
 	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(note), "libcltrace.so"));
-	done(&g);
+	itest_done(&g);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);
 }
@@ -434,22 +378,22 @@ START_TEST(progress_table_list_and_hints)
 	         "build/clgrade hint 2 > h2.txt", dir, dir, dir, dir, dir, dir, dir);
 	ck_assert_int_eq(system(cmd), 0);
 	snprintf(path, sizeof path, "%s/table.txt", dir);
-	char *t = slurp(path);
+	char *t = itest_slurp(path);
 	ck_assert_msg(strstr(t, "✗ 1   01-naive-matmul          correct") &&
 	              strstr(t, "✗ 2   02-tiled-matmul          uses_local_memory") &&
 	              strstr(t, "✗ 3   03-transpose-padding     uses_local_memory") &&
 	              strstr(t, "rc=1"), "%s", t);
 	free(t);
 	snprintf(path, sizeof path, "%s/list.txt", dir);
-	t = slurp(path);
+	t = itest_slurp(path);
 	ck_assert_msg(strstr(t, "✗ fail at uses_local_memory") != NULL, "%s", t);
 	free(t);
 	snprintf(path, sizeof path, "%s/h1.txt", dir);
-	t = slurp(path);
+	t = itest_slurp(path);
 	ck_assert_ptr_nonnull(strstr(t, "hint 1 of"));
 	free(t);
 	snprintf(path, sizeof path, "%s/h2.txt", dir);
-	t = slurp(path);
+	t = itest_slurp(path);
 	ck_assert_ptr_nonnull(strstr(t, "hint 2 of"));
 	free(t);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -483,7 +427,7 @@ START_TEST(batch_grades_a_folder_resumably)
 	snprintf(cmd, sizeof cmd, "build/clgrade batch 3 %s/in --out %s/out > %s/log1 2>&1", dir, dir, dir);
 	ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);   /* mallory: no usable file */
 	snprintf(path, sizeof path, "%s/out/grades.csv", dir);
-	char *csv = slurp(path), *row;
+	char *csv = itest_slurp(path), *row;
 	ck_assert_ptr_nonnull(csv);
 	ck_assert_ptr_nonnull(strstr(csv, "student,path,verdict,score,max_score,first_failure,builds"));
 	row = csv_row(csv, "alice");
@@ -504,7 +448,7 @@ START_TEST(batch_grades_a_folder_resumably)
 	ck_assert_msg(strstr(csv, "root:") == NULL, "leaked /etc/passwd");
 	free(csv);
 	snprintf(path, sizeof path, "%s/out/gradescope/alice.json", dir);
-	char *gs = slurp(path);
+	char *gs = itest_slurp(path);
 	cJSON *g = cJSON_Parse(gs);
 	ck_assert_int_eq((int)num(g, "score"), 8);
 	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(g, "tests")), 9);
@@ -515,11 +459,11 @@ START_TEST(batch_grades_a_folder_resumably)
 	         "build/clgrade batch 3 %s/in --out %s/out > %s/log2 2>&1", dir, dir, dir, dir);
 	ck_assert_int_eq(WEXITSTATUS(system(cmd)), 2);
 	snprintf(path, sizeof path, "%s/log2", dir);
-	char *log = slurp(path);
+	char *log = itest_slurp(path);
 	ck_assert_msg(strstr(log, "2 unchanged") && strstr(log, "3 graded"), "%s", log);
 	free(log);
 	snprintf(path, sizeof path, "%s/out/grades.csv", dir);
-	csv = slurp(path);
+	csv = itest_slurp(path);
 	row = csv_row(csv, "eve");
 	ck_assert_msg(row && strstr(row, ",pass,8,8,"), "%s", csv);
 	free(row);
@@ -531,23 +475,23 @@ END_TEST
 
 START_TEST(l2_wrong_only_when_timed_gets_no_speedup)
 {
-	graded g = grade("2", FX "l2_skip_large.cl", "--no-analysis");
+	itest_graded g = itest_grade("2", FX "l2_skip_large.cl", "--no-analysis");
 	assert_fails(&g, "correct");
 	ck_assert_str_eq(status(&g, "speedup"), "not_checked");
 	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(g.json, "timing")));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(l3_kernel_that_evades_oclgrind_fails_its_checks)
 {
-	graded g = grade("3", FX "l3_evade_analysis.cl", NULL);
+	itest_graded g = itest_grade("3", FX "l3_evade_analysis.cl", NULL);
 	assert_fails(&g, "conflict_free");
 	assert_fails(&g, "race_free");
 	assert_fails(&g, "memory_safe");
 	ck_assert_ptr_nonnull(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(g.json, "analysis_note")),
 	                             "could not run the kernel through"));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 

@@ -18,23 +18,9 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
-#define FX "tests/fixtures/"
+#include "itest.h"
 
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc(n + 1);
-	if (fread(s, 1, n, f) != (size_t)n)
-		n = 0;
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
+#define FX "tests/fixtures/"
 
 /* Run a shell command; its exit status (-1 when it did not exit). */
 static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -88,7 +74,7 @@ START_TEST(solved_starters_do_not_reach_the_tests)
 	ck_assert_int_eq(sh("cd %s/suite/build/pristine && build/clgrade check 1 --no-analysis "
 	                    "--seed 1 > ../../starter.txt 2>&1", dir), 1);
 	snprintf(path, sizeof path, "%s/suite/pristine.txt", dir);
-	char *t = slurp(path);
+	char *t = itest_slurp(path);
 	ck_assert_msg(t && strstr(t, "as committed (git HEAD)"), "%s", t ? t : "");
 	free(t);
 	sh("rm -rf %s", dir);
@@ -110,7 +96,7 @@ static int count(const char *text, const char *what)
 static char *wait_for(const char *path, const char *what, int want, int limit)
 {
 	for (int i = 0; i < limit * 10; i++) {
-		char *t = slurp(path);
+		char *t = itest_slurp(path);
 		if (t && count(t, what) >= want)
 			return t;
 		free(t);
@@ -163,7 +149,7 @@ START_TEST(watch_regrades_on_save_until_pass)
 	kill(pid, SIGINT);
 	int st;
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
-	t = slurp(out);
+	t = itest_slurp(out);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "exit %d\n%s", st, t);
 	ck_assert_msg(count(t, "verdict: ") == 2, "%d reports:\n%s", count(t, "verdict: "), t);
 	ck_assert_ptr_nonnull(strstr(t, "stopped watching"));
@@ -186,7 +172,7 @@ START_TEST(devices_prints_the_host_side_facts)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	ck_assert_int_eq(sh("build/clgrade devices > %s 2>&1", out), 0);
-	char *t = slurp(out);
+	char *t = itest_slurp(out);
 	ck_assert_msg(strstr(t, "Portable Computing Language") && strstr(t, "compute units") &&
 	              strstr(t, "local memory") && strstr(t, "type global (emulated in global memory") &&
 	              strstr(t, "max work-group size") && strstr(t, "profiling timer resolution"),
@@ -210,7 +196,7 @@ START_TEST(barrier_across_work_groups_fails_race_free_with_why)
 	snprintf(txt, sizeof txt, "%s.txt", json);
 	int rc = sh("NO_COLOR=1 build/clgrade check 1 " FX "l1_barrier_across_groups.cl --seed 1 "
 	            "--json %s > %s 2>&1", json, txt);
-	char *t = slurp(txt), *j = slurp(json);
+	char *t = itest_slurp(txt), *j = itest_slurp(json);
 	cJSON *root = cJSON_Parse(j), *c, *race = NULL;
 	ck_assert_msg(rc == 1 && root, "exit %d\n%s", rc, t);
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(root, "criteria"))
@@ -234,7 +220,7 @@ START_TEST(barrier_across_work_groups_fails_race_free_with_why)
 	/* a race inside one work-group is not blamed on work-groups */
 	rc = sh("NO_COLOR=1 build/clgrade check 2 " FX "l2_no_barrier2.cl --seed 1 --json %s > %s 2>&1",
 	        json, txt);
-	t = slurp(txt);
+	t = itest_slurp(txt);
 	ck_assert_msg(rc == 1 && strstr(t, "✗ race_free") && !strstr(t, "different work-groups"),
 	              "%s", t);
 	free(t);
@@ -256,7 +242,7 @@ START_TEST(l4_largest_tile_for_sm86_fails_tile_choice)
 	snprintf(txt, sizeof txt, "%s.txt", json);
 	int rc = sh("NO_COLOR=1 COLUMNS=200 build/clgrade check 4 " FX "l4_largest_tile.cl --seed 1 "
 	            "--no-analysis --timeout 60 --json %s > %s 2>&1", json, txt);
-	char *t = slurp(txt), *j = slurp(json);
+	char *t = itest_slurp(txt), *j = itest_slurp(json);
 	cJSON *root = cJSON_Parse(j);
 	ck_assert_msg(rc == 1 && root, "exit %d\n%s", rc, t);
 	const char *msg = NULL;

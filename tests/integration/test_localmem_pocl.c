@@ -15,25 +15,11 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
+#include "itest.h"
+
 #include "clrun.h"
 #include "lesson.h"
 #include "localmem.h"
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc(n + 1);
-	if (fread(s, 1, n, f) != (size_t)n)
-		n = 0;
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
 
 /* Does this runtime count declared __local arrays (PoCL 3.x, NVIDIA), so 0 is a defect? */
 static int counts_declared(clrun *cl)
@@ -71,7 +57,7 @@ static long compare(clrun *cl, const char *what, const char *src, const char *ke
 
 static void compare_file(clrun *cl, const char *path, const lesson *l)
 {
-	char *src = slurp(path);
+	char *src = itest_slurp(path);
 	ck_assert_msg(src != NULL, "cannot read %s", path);
 	if (strstr(src, "#include")) {       /* the include-policy fixtures: never built */
 		free(src);
@@ -154,9 +140,9 @@ START_TEST(test_report_names_the_source)
 	         "--no-analysis --seed 1 --json %s > %s.txt 2>&1", json, json);
 	int st = system(cmd);
 	ck_assert_int_eq(WEXITSTATUS(st), 0);
-	char *j = slurp(json), txt[600];
+	char *j = itest_slurp(json), txt[600];
 	snprintf(txt, sizeof txt, "%s.txt", json);
-	char *text = slurp(txt);
+	char *text = itest_slurp(txt);
 	cJSON *root = cJSON_Parse(j);
 	cJSON *lm = cJSON_GetObjectItem(root, "local_memory");
 	ck_assert_int_eq(cJSON_GetObjectItem(lm, "bytes_per_group")->valuedouble, 32 * 33 * 4);
@@ -203,9 +189,9 @@ START_TEST(test_report_declarations_source)
 	         "> %s.txt 2>&1", cl, json, cl);
 	int st = system(cmd);
 	ck_assert_int_eq(WEXITSTATUS(st), 0);
-	char *j = slurp(json), txt[80];
+	char *j = itest_slurp(json), txt[80];
 	snprintf(txt, sizeof txt, "%s.txt", cl);
-	char *text = slurp(txt);
+	char *text = itest_slurp(txt);
 	cJSON *root = cJSON_Parse(j);
 	cJSON *lm = cJSON_GetObjectItem(root, "local_memory");
 	ck_assert_int_eq(cJSON_GetObjectItem(lm, "declared_bytes")->valuedouble, 64);

@@ -11,79 +11,23 @@
 #include <unistd.h>
 #include <cjson/cJSON.h>
 
-typedef struct graded {
-	int exit;
-	cJSON *json;
-	char *text;
-} graded;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc(n + 1);
-	if (fread(s, 1, n, f) != (size_t)n)
-		n = 0;
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
+#include "itest.h"
 
 /* `build/clgrade check LESSON KERNEL --seed 1 --json tmp EXTRA`, wide terminal text. */
-static graded grade(const char *lesson, const char *kernel, const char *extra)
+static const char *field(const itest_graded *g, const char *id, const char *k)
 {
-	char json[] = "/tmp/clgrade-rd-XXXXXX", out[64], cmd[2048];
-	int fd = mkstemp(json);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	snprintf(out, sizeof out, "%s.txt", json);
-	snprintf(cmd, sizeof cmd, "NO_COLOR=1 COLUMNS=400 build/clgrade check %s %s --seed 1 "
-	         "--json %s %s > %s 2>&1", lesson, kernel, json, extra ? extra : "", out);
-	int st = system(cmd);
-	graded g = { WIFEXITED(st) ? WEXITSTATUS(st) : -1, NULL, slurp(out) };
-	char *j = slurp(json);
-	g.json = j ? cJSON_Parse(j) : NULL;
-	free(j);
-	unlink(json);
-	unlink(out);
-	ck_assert_msg(g.text != NULL, "no terminal output");
-	ck_assert_msg(g.json != NULL, "no JSON report; terminal said:\n%s", g.text);
-	return g;
-}
-
-static void done(graded *g)
-{
-	cJSON_Delete(g->json);
-	free(g->text);
-}
-
-static cJSON *crit(const graded *g, const char *id)
-{
-	cJSON *c;
-	cJSON_ArrayForEach(c, cJSON_GetObjectItem(g->json, "criteria"))
-		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), id) == 0)
-			return c;
-	return NULL;
-}
-
-static const char *field(const graded *g, const char *id, const char *k)
-{
-	cJSON *c = crit(g, id);
+	cJSON *c = itest_crit(g, id);
 	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, k)) : NULL;
 	return m ? m : "";
 }
 
 #define FX "tests/fixtures/"
 
-static const char *status(const graded *g, const char *id) { return field(g, id, "status"); }
+static const char *status(const itest_graded *g, const char *id) { return field(g, id, "status"); }
 
 START_TEST(solution_passes)
 {
-	graded g = grade("5", "kernels/solutions/05-reduction.cl", NULL);
+	itest_graded g = itest_grade("5", "kernels/solutions/05-reduction.cl", NULL);
 	ck_assert_msg(g.exit == 0, "exit %d:\n%s", g.exit, g.text);
 	const char *ids[] = { "builds", "runs", "correct", "memory_safe", "race_free",
 	                      "uses_local_memory", "conflict_free" };
@@ -106,16 +50,16 @@ START_TEST(solution_passes)
 	/* a 1-D work-group of TILE = 256 work-items in the occupancy rows */
 	cJSON *occ = cJSON_GetArrayItem(cJSON_GetObjectItem(g.json, "occupancy"), 0);
 	ck_assert_int_eq(cJSON_GetObjectItem(occ, "work_group")->valueint, 256);
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
 START_TEST(starter_fails_correct)
 {
-	graded g = grade("5", "kernels/starter/05-reduction.cl", "--no-analysis");
+	itest_graded g = itest_grade("5", "kernels/starter/05-reduction.cl", "--no-analysis");
 	ck_assert_int_eq(g.exit, 1);
 	ck_assert_str_eq(status(&g, "correct"), "fail");
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 
@@ -130,13 +74,13 @@ static const struct { const char *file, *crit, *says, *extra; } steps[] = {
 
 START_TEST(wrong_step_fails)
 {
-	graded g = grade("5", steps[_i].file, steps[_i].extra);
+	itest_graded g = itest_grade("5", steps[_i].file, steps[_i].extra);
 	ck_assert_msg(g.exit == 1, "%s: exit %d:\n%s", steps[_i].file, g.exit, g.text);
 	ck_assert_msg(strcmp(status(&g, steps[_i].crit), "fail") == 0, "%s: %s is %s:\n%s",
 	              steps[_i].file, steps[_i].crit, status(&g, steps[_i].crit), g.text);
 	ck_assert_msg(strstr(field(&g, steps[_i].crit, "message"), steps[_i].says) != NULL,
 	              "%s: %s", steps[_i].file, field(&g, steps[_i].crit, "message"));
-	done(&g);
+	itest_done(&g);
 }
 END_TEST
 

@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "itest.h"
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -19,22 +21,6 @@
 
 static char dir[] = "/tmp/clgrade-slurm-XXXXXX";
 static int skipped;
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc(n + 1);
-	if (fread(s, 1, n, f) != (size_t)n)
-		n = 0;
-	s[n] = '\0';
-	fclose(f);
-	return s;
-}
 
 static int sh(const char *fmt)
 {
@@ -48,7 +34,7 @@ static char *file_in(const char *rel)
 {
 	char path[256];
 	snprintf(path, sizeof path, "%s/%s", dir, rel);
-	return slurp(path);
+	return itest_slurp(path);
 }
 
 static int count(const char *hay, const char *needle)
