@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -726,7 +727,11 @@ static void analysis_finish(check_report *rep, analysis *a)
 	rep->analysis = read_traces(a, rep->nanalyses, &all);
 	rep->an.uninit_checked = 1;
 	double left = a->lim.timeout_s - (mono() - a->t0);
-	if (internal_error(rep->analysis, "Uninitialized") && left > 0) {
+	/* the checker's crash: its own internal error, or the child killed by SIGSEGV/SIGABRT
+	 * (it segfaults on every float4 load, e.g. tests/fixtures/l5_float4_loads.cl) */
+	int crashed = st.end == SANDBOX_SIGNALED && (st.code == SIGSEGV || st.code == SIGABRT ||
+	                                             st.code == SIGBUS);
+	if ((internal_error(rep->analysis, "Uninitialized") || crashed) && left > 0) {
 		/* Oclgrind 21.10's uninitialised-value checker aborts on some kernels: run again
 		 * without it, within what is left of the analysis' own time limit, rather than
 		 * lose races, bounds and banks too */
