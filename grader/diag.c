@@ -150,7 +150,7 @@ void diag_first_error(const char *rewritten, char *out, size_t outlen)
  * opens no comment); line numbers kept by emitting the swallowed newlines at the end of the
  * logical line.  lenient adds what clang accepts and a stricter compiler may not: trigraphs
  * (??= is '#', ??/ a backslash), a lone CR ending a line, and blanks between a backslash and
- * its newline.  The include policy checks both views. */
+ * its newline. */
 static char *clean_source(const char *s, int lenient)
 {
 	size_t n = strlen(s);
@@ -221,76 +221,6 @@ static char *clean_source(const char *s, int lenient)
 	*p = '\0';
 	free(a), free(b);
 	return o;
-}
-
-static int refuse(char *msg, size_t len, const char *path, int line, const char *what,
-                  const char *why)
-{
-	snprintf(msg, len, "%s:%d: #include %s refused: %s", path, line, what, why);
-	return -1;
-}
-
-/* Blanks a directive line may hold (clang also takes \f, \v, and a CR before the newline). */
-static char *skip_blanks(char *p)
-{
-	return p + strspn(p, " \t\f\v\r");
-}
-
-static int check_view(const char *source, int lenient, const char *path, const char *lesson_dir,
-                      char *msg, size_t msglen)
-{
-	char *src = clean_source(source, lenient);
-	if (!src)
-		return refuse(msg, msglen, path, 0, "", "out of memory");
-	int line = 1, rc = 0;
-	for (char *l = src; *l && rc == 0; line++) {
-		char *nl = strchr(l, '\n');
-		if (nl)
-			*nl = '\0';
-		char *p = skip_blanks(l);
-		if (*p == '#' || (p[0] == '%' && p[1] == ':')) {  /* %: is the digraph of # */
-			p = skip_blanks(p + (*p == '#' ? 1 : 2));
-			if (strncmp(p, "include", 7) == 0 || strncmp(p, "import", 6) == 0 ||
-			    strncmp(p, "embed", 5) == 0) {
-				p = skip_blanks(p + strcspn(p, " \t\f\v\r\"<"));
-				char name[256] = "";
-				if (*p == '"') {
-					size_t k = strcspn(p + 1, "\"");
-					snprintf(name, sizeof name, "%.*s", (int)k, p + 1);
-				}
-				char shown[300];
-				snprintf(shown, sizeof shown, "%.280s", p);
-				if (*p != '"')
-					rc = refuse(msg, msglen, path, line, shown, *p == '<' ?
-					            "only headers from the lesson's own folder may be included" :
-					            "an include must name a file in quotes (no macros)");
-				else if (!name[0] || strchr(name, '/') || strstr(name, ".."))
-					rc = refuse(msg, msglen, path, line, shown,
-					            "only plain file names from the lesson's own folder may be included");
-				else {
-					char full[4096];
-					snprintf(full, sizeof full, "%s/%s", lesson_dir, name);
-					if (access(full, R_OK) != 0)
-						rc = refuse(msg, msglen, path, line, shown,
-						            "no such file in the lesson's folder");
-				}
-			}
-		}
-		if (!nl)
-			break;
-		l = nl + 1;
-	}
-	free(src);
-	return rc;
-}
-
-int diag_check_includes(const char *source, const char *path, const char *lesson_dir,
-                        char *msg, size_t msglen)
-{
-	for (int lenient = 0; lenient < 2; lenient++)
-		if (check_view(source, lenient, path, lesson_dir, msg, msglen) != 0)
-			return -1;
-	return 0;
 }
 
 /* ---- diagnoses that name the real cause (diag.h) --------------------------------------- */

@@ -1,10 +1,9 @@
-/* diag.h — what the student sees of the compiler, and what the compiler may see of the disk.
+/* diag.h — what the student sees of the compiler, and the real cause of a failure.
  *
  * OpenCL compilers report errors against a temporary file (PoCL: ~/.cache/pocl/kcache/
  * tempfile_XXXX.cl; NVIDIA: "<kernel>"); diag_rewrite() puts them back on the student's file
- * with the source line and a caret.  An #include can read any file the grader can read, and
- * the compiler prints what it read into the log: diag_check_includes() refuses includes that
- * leave the lesson's own folder before the source reaches any compiler.
+ * with the source line and a caret.  (Which files an #include may open is decided by the
+ * confined preprocessor, preproc.h, not here.)
  *
  * The rest names the real cause of a failure from evidence the check gathered, so a student
  * is not sent after the wrong bug: a link error in the runtime's own words, a parameter list
@@ -24,13 +23,6 @@ int diag_rewrite(const char *raw, const char *source, const char *path, char *ou
 
 /* First "path:L:C: error: msg" line of a rewritten log, or "" (for one-line summaries). */
 void diag_first_error(const char *rewritten, char *out, size_t outlen);
-
-/* 0 when every #include names a plain file ("name.h", no '/', no "..") that exists in
- * lesson_dir; otherwise -1 and a message "path:L: #include ... refused: why" in msg.
- * Comments and backslash-newlines are handled; computed includes (#include MACRO) and
- * <system> includes are refused. */
-int diag_check_includes(const char *source, const char *path, const char *lesson_dir,
-                        char *msg, size_t msglen);
 
 /* ---- diagnoses that name the real cause ------------------------------------------------ */
 
