@@ -1,8 +1,8 @@
 /* check.c — one `clgrade check`, as data flowing one way:
- *   kernel file -> include policy -> sandboxed child (build, correctness, timing on the chosen
- *   device) -> sandboxed analysis child (the same kernel under Oclgrind with our tracer) ->
- *   criteria.  Children write into shared memory / a file, so a crash or a hang in the
- *   student's kernel is a finding, never a grader crash. */
+ *   kernel file -> confined preprocessor (includes, inline asm) -> sandboxed child (build,
+ *   correctness, timing on the chosen device) -> sandboxed analysis child (the same kernel
+ *   under Oclgrind with our tracer) -> criteria.  Children write into shared memory / a
+ *   file, so a crash or a hang in the student's kernel is a finding, never a grader crash. */
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>

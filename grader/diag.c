@@ -1,4 +1,4 @@
-/* diag.c — compiler-log rewriting, the #include policy, and diagnoses that name the real
+/* diag.c — compiler-log rewriting, and diagnoses that name the real
  * cause of a failure (see diag.h). */
 #include <ctype.h>
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* test_diag.c — Check unit tests for build-log rewriting and the #include policy (grader/diag.c).
+/* test_diag.c — Check unit tests for build-log rewriting and the diagnoses (grader/diag.c).
  *
  * The logs are real shapes: PoCL's "error: <kcache tempfile>:L:C: msg" followed by its driver
  * chatter, and clang/NVIDIA's "<kernel>:L:C: error: msg".  The include tests are the ways a
