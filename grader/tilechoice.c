@@ -84,15 +84,25 @@ int tile_define(const char *src, const char *name, char *out, size_t len)
 	char *text = strip_comments(src);
 	int found = -1;
 	size_t n = strlen(name);
-	for (char *line = text; line && *line && found < 0; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+	/* Every line is read: a second #define or an #undef of the name makes the text say two
+	 * things (the compiler keeps the last, an #if 0 block none), so it is ambiguous (-2). */
+	for (char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		char *p = line + strspn(line, " \t");
 		if (*p++ != '#')
 			continue;
 		p += strspn(p, " \t");
-		if (strncmp(p, "define", 6) != 0 || (p[6] != ' ' && p[6] != '\t'))
+		int undef = strncmp(p, "undef", 5) == 0 && (p[5] == ' ' || p[5] == '\t');
+		if (!undef && (strncmp(p, "define", 6) != 0 || (p[6] != ' ' && p[6] != '\t')))
 			continue;
-		p += 6 + strspn(p + 6, " \t");
-		if (strncmp(p, name, n) != 0 || (p[n] != ' ' && p[n] != '\t' && p[n] != '\n' && p[n]))
+		p += (undef ? 5 : 6) + strspn(p + (undef ? 5 : 6), " \t");
+		if (strncmp(p, name, n) != 0 || (p[n] != ' ' && p[n] != '\t' && p[n] != '\n' && p[n] &&
+		    p[n] != '\r'))
+			continue;
+		if (undef || found == 0) {
+			found = -2;
+			continue;
+		}
+		if (found == -2)
 			continue;
 		p += n + strspn(p + n, " \t");
 		size_t k = strcspn(p, "\n");
@@ -123,8 +133,18 @@ static int judge(const check_report *rep, const tile_profile *tp, const char *so
 	char tname[64], lname[64], tile_s[64] = "", lim_s[64] = "";
 	snprintf(tname, sizeof tname, "CHOSEN_TILE_%s", tp->suffix);
 	snprintf(lname, sizeof lname, "CHOSEN_LIMITER_%s", tp->suffix);
-	int has_tile = tile_define(source, tname, tile_s, sizeof tile_s) == 0;
-	int has_lim = tile_define(source, lname, lim_s, sizeof lim_s) == 0;
+	int t_rc = tile_define(source, tname, tile_s, sizeof tile_s);
+	int l_rc = tile_define(source, lname, lim_s, sizeof lim_s);
+	if (t_rc == -2 || l_rc == -2) {
+		const char *twice = t_rc == -2 ? tname : lname;
+		snprintf(msg, mlen, "%s is defined more than once (or #undef'd): the grader cannot "
+		         "tell which choice is yours", twice);
+		snprintf(try_, tlen, "keep exactly one `#define %s ...` line, outside any #if, and "
+		         "delete the others", twice);
+		return 0;
+	}
+	int has_tile = t_rc == 0;
+	int has_lim = l_rc == 0;
 	const char *quoted = strchr("\"'", tile_s[0]) && tile_s[0] ? tname :
 	                     strchr("\"'", lim_s[0]) && lim_s[0] ? lname : NULL;
 	if (quoted) {

@@ -34,7 +34,8 @@ occ_result tile_occupancy(const check_report *rep, const occ_profile *p, int til
  * launch, then the largest (fewest global loads per FLOP); 0 when none launches. */
 int tile_best(const check_report *rep, const occ_profile *p);
 
-/* Value of "#define NAME value" outside comments into out.  0 found, -1 not found. */
+/* Value of "#define NAME value" outside comments into out.  0 found, -1 not found,
+ * -2 ambiguous: NAME is defined more than once or #undef'd (out holds the first value). */
 int tile_define(const char *src, const char *name, char *out, size_t len);
 
 /* Judge the criterion (called by criteria.c). */

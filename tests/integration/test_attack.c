@@ -1,0 +1,101 @@
+/* test_attack.c — false verdicts found by attacking the grader with kernels the team did not
+ * write (single-edit mutants of the solutions, tutorial-style kernels).  Each fixture here once
+ * got a wrong verdict; the test runs the real build/clgrade on real PoCL and asserts the right
+ * one.  tile_choice reads the #defines from the text, so the analysis (Oclgrind) is skipped to
+ * keep the runtime low: it does not take part in this criterion. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+#define FX "tests/fixtures/"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = malloc(n + 1);
+	if (fread(s, 1, n, f) != (size_t)n)
+		n = 0;
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* Grade lesson 4's kernel; the exit code, the JSON report (caller frees) in *json. */
+static int grade4(const char *kernel, cJSON **json)
+{
+	char path[] = "/tmp/clgrade-attack-XXXXXX", cmd[1024];
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(cmd, sizeof cmd, "NO_COLOR=1 build/clgrade check 4 %s --seed 1 --timeout 60 "
+	         "--no-analysis --json %s > /dev/null 2>&1", kernel, path);
+	int st = system(cmd);
+	char *j = slurp(path);
+	unlink(path);
+	*json = j ? cJSON_Parse(j) : NULL;
+	free(j);
+	ck_assert_msg(*json != NULL, "no JSON report for %s", kernel);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static cJSON *crit(cJSON *json, const char *id)
+{
+	cJSON *c;
+	cJSON_ArrayForEach(c, cJSON_GetObjectItem(json, "criteria"))
+		if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(c, "id")), id) == 0)
+			return c;
+	return NULL;
+}
+
+static const char *const twice[][2] = {
+	/* right answers in #if 0, TILE=8 live: it passed, reading the dead block */
+	{ FX "l4_choice_in_if0.cl", "CHOSEN_TILE_SM90 is defined more than once" },
+	/* right answers, then #undef + #define CHOSEN_TILE_SM86 32: it passed on the first one */
+	{ FX "l4_choice_redefined.cl", "CHOSEN_TILE_SM86 is defined more than once" },
+};
+
+START_TEST(choice_defined_twice_fails_tile_choice)
+{
+	cJSON *json;
+	int rc = grade4(twice[_i][0], &json);
+	cJSON *c = crit(json, "tile_choice");
+	ck_assert_ptr_nonnull(c);
+	ck_assert_msg(!cJSON_IsTrue(cJSON_GetObjectItem(c, "passed")), "%s: tile_choice passed",
+	              twice[_i][0]);
+	const char *msg = cJSON_GetStringValue(cJSON_GetObjectItem(c, "message"));
+	ck_assert_msg(msg && strstr(msg, twice[_i][1]), "%s: message \"%s\" lacks \"%s\"",
+	              twice[_i][0], msg ? msg : "", twice[_i][1]);
+	ck_assert_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(json, "verdict")), "fail");
+	ck_assert_int_eq(rc, 1);
+	cJSON_Delete(json);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("attack");
+	TCase *t = tcase_create("tile_choice");
+	tcase_set_timeout(t, 120);
+	tcase_add_loop_test(t, choice_defined_twice_fails_tile_choice, 0,
+	                    (int)(sizeof twice / sizeof twice[0]));
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(suite());
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
