@@ -35,6 +35,13 @@ const char *preproc_clang(void)
 			return found;
 		p += n + (p[n] == ':');
 	}
+	/* no plain `clang`: the versioned one the distribution's PoCL pulls in (Ubuntu 24.04's
+	 * PoCL 5.0 brings clang-16 as /usr/lib/llvm-16/bin/clang, and no /usr/bin/clang) */
+	for (int v = 30; v >= 11; v--) {
+		snprintf(dir, sizeof dir, "/usr/lib/llvm-%d/bin/clang", v);
+		if (access(dir, X_OK) == 0 && realpath(dir, found))
+			return found;
+	}
 	found[0] = '\0';
 	return NULL;
 }
