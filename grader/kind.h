@@ -109,4 +109,9 @@ double kind_reduce_bound(int n, int tile, double abs_sum);
 /* Round x up to a multiple of m (m > 0). */
 size_t kind_round_up(size_t x, size_t m);
 
+/* The 2-D NDRange of DESIGN's matrix lessons: TILE x TILE groups, dimension 0 over cols,
+ * dimension 1 over rows, each rounded up to TILE; and its work-group size, TILE * TILE. */
+int kind_geometry_2d(const struct ref_problem *p, int tile, size_t global[3], size_t local[3]);
+int kind_group_2d(int tile);
+
 #endif

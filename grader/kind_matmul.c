@@ -80,21 +80,11 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 	return 1;
 }
 
-static int geometry(const ref_problem *p, int tile, size_t global[3], size_t local[3])
-{
-	local[0] = local[1] = (size_t)tile;
-	global[0] = kind_round_up((size_t)p->cols, (size_t)tile);
-	global[1] = kind_round_up((size_t)p->rows, (size_t)tile);
-	return 2;
-}
-
 static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
 {
 	v[0] = p->rows;
 	return 1;
 }
-
-static int group_size(int tile) { return tile * tile; }
 
 static double work(int rows, int cols) { (void)cols; return 2.0 * rows * (double)rows * rows; }
 
@@ -123,9 +113,9 @@ const kind kind_matmul = {
 	.bound = bound,
 	.element = element,
 	.pattern = pattern,
-	.geometry = geometry,
+	.geometry = kind_geometry_2d,
 	.scalars = scalars,
-	.group_size = group_size,
+	.group_size = kind_group_2d,
 	.rate_unit = "GFLOP/s",
 	.rate_key = "gflops",
 	.work = work,

@@ -27,6 +27,16 @@ size_t kind_round_up(size_t x, size_t m)
 	return (x + m - 1) / m * m;
 }
 
+int kind_geometry_2d(const ref_problem *p, int tile, size_t global[3], size_t local[3])
+{
+	local[0] = local[1] = (size_t)tile;
+	global[0] = kind_round_up((size_t)p->cols, (size_t)tile);
+	global[1] = kind_round_up((size_t)p->rows, (size_t)tile);
+	return 2;
+}
+
+int kind_group_2d(int tile) { return tile * tile; }
+
 static int setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
                  int with_ref)
 {

@@ -86,9 +86,11 @@ END_TEST
 
 /* A correct kernel with float4 loads: Oclgrind's uninitialised-value checker dies with SIGSEGV
  * on them; the analysis runs again without that checker and the kernel passes, with a note. */
+static const char *vector_loads[] = { FX "l5_float4_loads.cl", FX "l5_vload4_loads.cl" };
+
 START_TEST(vector_loads_pass)
 {
-	itest_graded g = itest_grade("5", FX "l5_float4_loads.cl", NULL);
+	itest_graded g = itest_grade("5", vector_loads[_i], NULL);
 	ck_assert_msg(g.exit == 0, "exit %d:\n%s", g.exit, g.text);
 	const char *ids[] = { "memory_safe", "race_free", "conflict_free" };
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
@@ -105,7 +107,7 @@ int main(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, solution_passes);
 	tcase_add_test(tc, starter_fails_correct);
-	tcase_add_test(tc, vector_loads_pass);
+	tcase_add_loop_test(tc, vector_loads_pass, 0, 2);
 	tcase_add_loop_test(tc, wrong_step_fails, 0, (int)(sizeof steps / sizeof steps[0]));
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
