@@ -38,6 +38,8 @@ typedef struct child_ctx {
 	const check_report *rep;  /* analysis: the runs planned (rep->analyses) */
 	const char *trace_out;    /* analysis: the folder the tracer writes its summaries into */
 	int no_uninit;            /* analysis: leave Oclgrind's uninitialised-value checker off */
+	int unoptimised;          /* analysis: build with -cl-opt-disable, checkers off (for the
+	                             lines of accesses the optimiser merged) */
 	long declared;            /* __local bytes the kernel declares at the lesson's TILE (-1: ?) */
 	long declared_at[LESSON_MAX_TILES]; /* the same at each TILE of a sweep */
 } child_ctx;
@@ -522,11 +524,12 @@ static int analysis_main(void *arg)
 	int opened = -1;          /* the checkers of the open context: banks_only, or -1 */
 	for (int i = 0; i < rep->nanalyses; i++) {
 		const check_analysis_run *ar = &rep->analyses[i];
-		if (opened != ar->banks_only) {
+		int banks_only = ar->banks_only || c->unoptimised;
+		if (opened != banks_only) {
 			/* Oclgrind reads its checkers' settings when a context is created */
 			if (opened >= 0)
 				clrun_close(&cl);
-			const char *on = ar->banks_only ? "0" : "1";
+			const char *on = banks_only ? "0" : "1";
 			setenv("OCLGRIND_DATA_RACES", on, 1);
 			/* two work-items writing one element is a race even with the same value */
 			setenv("OCLGRIND_UNIFORM_WRITES", on, 1);
@@ -540,9 +543,11 @@ static int analysis_main(void *arg)
 				struct rlimit as = { lim, lim };
 				setrlimit(RLIMIT_AS, &as);
 			}
-			opened = ar->banks_only;
+			opened = banks_only;
 		}
 		build_options(o, ar->tile, opts, sizeof opts);
+		if (c->unoptimised)
+			strncat(opts, " -cl-opt-disable", sizeof opts - strlen(opts) - 1);
 		cl_program prog;
 		cl_int e = clrun_build(&cl, pre_for(c, ar->tile), opts, &prog, log ? log : (char[1]){0},
 		                       log ? 65536 : 1);
@@ -700,6 +705,41 @@ static cJSON *read_traces(const analysis *a, int n, int *all)
 	return merged;
 }
 
+/* Does a site of the summary have no line of its own (the optimiser merged the accesses of an
+ * if and its else into one instruction)? */
+static int has_merged_sites(cJSON *summary)
+{
+	static const char *lists[] = { "local_sites", "global_sites" };
+	cJSON *s;
+	for (int l = 0; l < 2; l++)
+		cJSON_ArrayForEach(s, cJSON_GetObjectItem(summary, lists[l]))
+			if (cJSON_IsTrue(cJSON_GetObjectItem(s, "merged")))
+				return 1;
+	return 0;
+}
+
+/* The sites again from a build without optimisation, where each access keeps its own line;
+ * the findings stay those of the checked, optimised build.  Within the time left. */
+static void sites_unoptimised(check_report *rep, analysis *a, double left)
+{
+	sandbox_status st;
+	int all;
+	a->c.unoptimised = 1;
+	a->lim.timeout_s = left;
+	sandbox_run(analysis_main, &a->c, &a->lim, &st);
+	a->c.unoptimised = 0;
+	cJSON *u = read_traces(a, rep->nanalyses, &all);
+	if (st.end == SANDBOX_EXITED && st.code == 0 && u && all &&
+	    cJSON_IsTrue(cJSON_GetObjectItem(u, "complete"))) {
+		static const char *lists[] = { "local_sites", "global_sites" };
+		for (int l = 0; l < 2; l++)
+			cJSON_ReplaceItemInObject(rep->analysis, lists[l],
+			                          cJSON_DetachItemFromObject(u, lists[l]));
+		rep->an.sites_unoptimised = 1;
+	}
+	cJSON_Delete(u);
+}
+
 /* Did the child's log say it ran out of memory? */
 static int log_says_oom(const char *path)
 {
@@ -745,10 +785,14 @@ static void analysis_finish(check_report *rep, analysis *a)
 		         "checker failed on this kernel (an Oclgrind limitation), so reads of "
 		         "uninitialised memory were not checked");
 	}
-	a->t1 = mono();
-	rep->analysis_s = a->t1 - a->t0;
 	cJSON *complete = cJSON_GetObjectItem(rep->analysis, "complete");
 	int exited = st.end == SANDBOX_EXITED;
+	left = a->c.o->timeout_s - (mono() - a->t0);   /* the analysis' own limit, all runs */
+	if (exited && st.code == 0 && all && cJSON_IsTrue(complete) && has_merged_sites(rep->analysis)
+	    && left > 0)
+		sites_unoptimised(rep, a, left);
+	a->t1 = mono();
+	rep->analysis_s = a->t1 - a->t0;
 	if (st.end == SANDBOX_TIMEOUT)
 		a->timed_out = 1;
 	/* The grader's own failures: Oclgrind would not open, memory ran out (the host's or the

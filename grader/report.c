@@ -90,6 +90,11 @@ static void text_local(FILE *f, const check_report *rep)
 		int n = ival(p, "n_way"), inst = ival(s, "instructions");
 		char lc[32];
 		snprintf(lc, sizeof lc, "%d:%d", ival(s, "line"), ival(s, "column"));
+		if (!inst) {   /* reached by edge warps only: nothing priced */
+			fprintf(f, "  %-10s %-10s %-6s %7s   (edge warps only, not priced)\n", lc,
+			        sval(s, "variable"), sval(s, "access"), "-");
+			continue;
+		}
 		fprintf(f, "  %-10s %-10s %-6s %s%6d%s %10.1f / %.1f\n", lc, sval(s, "variable"),
 		        sval(s, "access"), n > 2 ? C_BAD : "", n, C_END,
 		        inst ? dval(p, "wavefronts") / inst : 0, inst ? dval(p, "ideal_wavefronts") / inst : 0);
@@ -347,6 +352,14 @@ void report_text(FILE *f, const check_report *rep)
 		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
 		wrapped(f, rep->analysis_note, 6, 6);
 	}
+	if (rep->an.sites_unoptimised) {
+		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
+		wrapped(f, "the compiler merged __local or __global accesses of several lines (an if and "
+		        "its else) into one, which has no line of its own; the access tables and the "
+		        "bank and coalescing verdicts come from a second analysis built without "
+		        "optimisation (-cl-opt-disable), where each access keeps its line. Races and "
+		        "bounds come from the optimised build", 6, 6);
+	}
 	const char *first = check_first_failure(rep);
 	int failed = 0, unchecked = 0;
 	for (int i = 0; i < rep->ncrit; i++)
@@ -477,6 +490,8 @@ static void json_analysis(cJSON *root, const check_report *rep)
 	cJSON_AddItemToObject(a, "range_hi", size_pair(l->kind->analysis_hi.rows, l->kind->analysis_hi.cols));
 	cJSON_AddNumberToObject(a, "seconds", rep->analysis_s);
 	cJSON_AddBoolToObject(a, "grader_failed", rep->analysis_grader);
+	/* the sites (banks, coalescing) come from a -cl-opt-disable build: check_analysis */
+	cJSON_AddBoolToObject(a, "sites_unoptimised", rep->an.sites_unoptimised);
 }
 
 static void json_memory(cJSON *root, const check_report *rep)

@@ -47,6 +47,7 @@ typedef struct entry {
 	trace_kind kind;
 	int var;                        /* index into vars, -1 when unknown */
 	int line, column;
+	int merged;                     /* some access had no line of its own (trace_access) */
 	uint32_t width;                 /* widest access seen, bytes */
 	uint64_t accesses, bytes;
 	profile_stat prof[TRACE_MAX_PROFILES];        /* __local */
@@ -379,8 +380,10 @@ static int
 entry_of(worker *w, const trace_access *a, int var)
 {
 	for (int i = 0; i < w->nentries; i++)
-		if (same_row(&w->entries[i], a->space, a->kind, var, a->line, a->column))
+		if (same_row(&w->entries[i], a->space, a->kind, var, a->line, a->column)) {
+			w->entries[i].merged |= a->merged;
 			return i;
+		}
 	w->entries = grow(w->entries, sizeof *w->entries, &w->capentries, w->nentries + 1);
 	entry *e = &w->entries[w->nentries];
 	memset(e, 0, sizeof *e);
@@ -389,6 +392,7 @@ entry_of(worker *w, const trace_access *a, int var)
 	e->var = var;
 	e->line = a->line;
 	e->column = a->column;
+	e->merged = a->merged;
 	return w->nentries++;
 }
 
@@ -970,6 +974,8 @@ site_head(const trace *t, const entry *e, cJSON *o)
 	add_name(o, "variable", var_name(t, e->var));
 	cJSON_AddStringToObject(o, "access", kind_names[e->kind]);
 	cJSON_AddNumberToObject(o, "width", e->width);
+	if (e->merged)
+		cJSON_AddTrueToObject(o, "merged");
 }
 
 static cJSON *
@@ -1057,6 +1063,7 @@ merge_row(entry *a, const entry *b)
 {
 	a->accesses += b->accesses;
 	a->bytes += b->bytes;
+	a->merged |= b->merged;
 	if (b->width > a->width)
 		a->width = b->width;
 	for (int pi = 0; pi < TRACE_MAX_PROFILES; pi++) {
@@ -1354,6 +1361,9 @@ merge_site(cJSON *a, const cJSON *b)
 		if (cJSON_HasObjectItem(b, sums[i]))
 			add_num(a, sums[i], jnum(b, sums[i]));
 	max_num(a, "width", jnum(b, "width"));
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "merged")) &&
+	    !cJSON_HasObjectItem(a, "merged"))
+		cJSON_AddTrueToObject(a, "merged");
 	cJSON *pa = cJSON_GetObjectItemCaseSensitive(a, "profiles"), *p;
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(b, "profiles")) {
 		cJSON *q = cJSON_GetObjectItemCaseSensitive(pa, p->string);

@@ -49,6 +49,8 @@ typedef struct trace_access {
 	uint64_t address;     /* raw Oclgrind address */
 	uint32_t size;        /* bytes */
 	uint32_t lane;        /* linear local id: x + y*Lx + z*Lx*Ly */
+	int merged;           /* the instruction has no line of its own (the optimiser merged
+	                         accesses of several lines): line/column are a neighbour's */
 } trace_access;
 
 /* One diagnostic, parsed (see trace_parse_message). */

@@ -213,10 +213,12 @@ private:
   // and its else into one, that one gets line 0 ("several places"): name it after the
   // instruction computing its address, else after the block it was merged into (the
   // lexical block holding both branches), else after the nearest earlier instruction.
-  static void sourceLine(const llvm::Instruction* inst, int* line, int* column)
+  static void sourceLine(const llvm::Instruction* inst, int* line, int* column, int* merged)
   {
+    *merged = 0;
     if (lineOf(inst, line, column))
       return;
+    *merged = 1;
     for (const llvm::Use& op : inst->operands())
       if (op->getType()->isPointerTy() &&
           lineOf(llvm::dyn_cast<llvm::Instruction>(op.get()), line, column))
@@ -249,9 +251,9 @@ private:
     trace_access a;
     const llvm::Instruction* inst = wi->getCurrentInstruction();
     a.site = inst;
-    a.line = a.column = 0;
+    a.line = a.column = a.merged = 0;
     if (inst)
-      sourceLine(inst, &a.line, &a.column);
+      sourceLine(inst, &a.line, &a.column, &a.merged);
     a.space = as == AddrSpaceLocal ? TRACE_LOCAL : TRACE_GLOBAL;
     a.kind = kind;
     a.address = address;

@@ -61,8 +61,11 @@ static const struct edge {
 	{ "3", "kernels/starter/03-transpose-padding.cl", NULL, "coalesced", "32.0 sectors", NULL, NULL },
 	{ "3", FX "l3_swizzle.cl", NULL, NULL, NULL, "coalesced", NULL },
 	{ "4", FX "l4_conflicts_at_chosen_tile.cl", "--timeout 60", "conflict_free", "at TILE=32", "correct", NULL },
-	{ "3", FX "l3_local_in_branches.cl", NULL, "conflict_free", "l3_local_in_branches.cl:14:", NULL,
+	{ "3", FX "l3_local_in_branches.cl", NULL, "conflict_free", "l3_local_in_branches.cl:15:49", NULL,
 	  ":0:0" },
+	{ "3", FX "l3_hoisted_branch_loads.cl", NULL, "conflict_free", "l3_hoisted_branch_loads.cl:13:13",
+	  "coalesced", ":0:0" },
+	{ "1", FX "l1_store_in_branches.cl", NULL, NULL, NULL, "race_free", NULL },
 };
 
 START_TEST(edge_mutant_gets_its_verdict)
@@ -94,6 +97,62 @@ START_TEST(edge_mutant_gets_its_verdict)
 	ck_assert_int_ge(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "analysis"),
 	                                                        "sizes")), 1);
 	ck_assert_ptr_nonnull(strstr(g.text, "analysis under Oclgrind at "));
+	itest_done(&g);
+}
+END_TEST
+
+/* ---- accesses the optimiser merges across if/else keep their own lines ---- */
+
+static const struct merged {
+	const char *lesson, *file;
+	const char *table;        /* "local_memory" or "global_memory" */
+	int lines[4];             /* each must have a site of its own (0-ended) */
+	int never[4];             /* lines (the if's, 0) that must have none (0-ended, 0 implied) */
+} mergeds[] = {
+	{ "3", FX "l3_local_in_branches.cl", "local_memory", { 9, 11, 15, 17 }, { 8, 14 } },
+	{ "3", FX "l3_local_in_branches.cl", "global_memory", { 15, 17 }, { 12, 14 } },
+	{ "3", FX "l3_hoisted_branch_loads.cl", "local_memory", { 9, 13 }, { 12 } },
+	{ "1", FX "l1_store_in_branches.cl", "global_memory", { 14, 16 }, { 13 } },
+};
+
+static int has_site(cJSON *sites, int line)
+{
+	cJSON *s;
+	cJSON_ArrayForEach(s, sites)
+		if ((int)num(s, "line") == line)
+			return 1;
+	return 0;
+}
+
+START_TEST(merged_accesses_keep_their_lines)
+{
+	const struct merged *m = &mergeds[_i];
+	itest_graded g = itest_grade(m->lesson, m->file, NULL);
+	cJSON *an = cJSON_GetObjectItem(g.json, "analysis");
+	ck_assert_msg(cJSON_IsTrue(cJSON_GetObjectItem(an, "sites_unoptimised")),
+	              "%s: the sites should come from the unoptimised build", m->file);
+	ck_assert_ptr_nonnull(strstr(g.text, "-cl-opt-disable"));
+	cJSON *sites = cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, m->table), "sites");
+	for (int i = 0; i < 4 && m->lines[i]; i++)
+		ck_assert_msg(has_site(sites, m->lines[i]), "%s: no %s site at line %d:\n%s", m->file,
+		              m->table, m->lines[i], g.text);
+	ck_assert_msg(!has_site(sites, 0), "%s: a %s site at line 0", m->file, m->table);
+	for (int i = 0; i < 4 && m->never[i]; i++)
+		ck_assert_msg(!has_site(sites, m->never[i]), "%s: a %s site at line %d (the if's)",
+		              m->file, m->table, m->never[i]);
+	itest_done(&g);
+}
+END_TEST
+
+/* The solutions have no merged access: their analysis is the single optimised one. */
+START_TEST(solutions_need_no_unoptimised_build)
+{
+	static const char *sols[] = { "1", "kernels/solutions/01-naive-matmul.cl",
+	                              "3", "kernels/solutions/03-transpose-padding.cl" };
+	itest_graded g = itest_grade(sols[2 * _i], sols[2 * _i + 1], NULL);
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "analysis"),
+	                                            "sites_unoptimised")));
+	ck_assert_ptr_null(strstr(g.text, "-cl-opt-disable"));
 	itest_done(&g);
 }
 END_TEST
@@ -135,6 +194,9 @@ static Suite *suite(void)
 	tcase_set_timeout(m, 120);
 	tcase_set_timeout(t, 120);
 	tcase_add_loop_test(m, edge_mutant_gets_its_verdict, 0, (int)(sizeof edges / sizeof edges[0]));
+	tcase_add_loop_test(m, merged_accesses_keep_their_lines, 0,
+	                    (int)(sizeof mergeds / sizeof mergeds[0]));
+	tcase_add_loop_test(m, solutions_need_no_unoptimised_build, 0, 2);
 	tcase_add_test(t, hang_is_stopped_within_the_timeout);
 	tcase_add_test(t, memory_limit_is_the_graders);
 	suite_add_tcase(s, m);
