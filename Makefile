@@ -8,6 +8,7 @@
 #   make test                      Check unit tests + integration tests (in build/pristine)
 #   make bench                     wall time of `make check` per lesson (median of runs), and
 #                                  batch throughput (lesson 3, 40 submissions, -j 2)
+#   make bench BASE=rev            check wall time against revision rev, alternating (ratio)
 #   make gradescope LESSON=N       Gradescope autograder zip (build/gradescope/autograder-<slug>.zip)
 
 BUILD    := build
@@ -131,7 +132,7 @@ test: all $(UNIT_TESTS) $(INT_TESTS)
 
 bench: all
 	@sh tests/bench.sh
-	@sh tests/bench-batch.sh
+	@[ -n "$(BASE)" ] || sh tests/bench-batch.sh
 
 gradescope:
 	@sh grader/gradescope/make-zip.sh '$(LESSON)'
