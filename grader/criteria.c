@@ -501,9 +501,9 @@ static void eval_coalesced(const check_opts *o, check_report *rep)
 	const char *acc = cJSON_GetStringValue(cJSON_GetObjectItem(w, "access"));
 	int line = cJSON_GetObjectItem(w, "line")->valueint, col = cJSON_GetObjectItem(w, "column")->valueint;
 	if (ratio > COALESCE_MARGIN)
-		set(c, CRIT_FAIL, "make consecutive get_local_id(0) touch consecutive addresses in "
-		    "every global load and store: read a tile along rows, transpose it in __local "
-		    "memory, and write it along rows too", "%s:%d:%d: the %s %s %s needs %.1f sectors "
+		set(c, CRIT_FAIL, o->l->kind->coalesce_try ? o->l->kind->coalesce_try :
+		    "make consecutive get_local_id(0) touch consecutive addresses in every global load "
+		    "and store", "%s:%d:%d: the %s %s %s needs %.1f sectors "
 		    "(32 bytes each) per warp request where %.1f would do (%.1fx; coalesced is within %.0fx): "
 		    "neighbouring work-items touch far-apart addresses", o->kernel, line, col,
 		    acc ? acc : "access", acc && strcmp(acc, "store") == 0 ? "to" : "of",

@@ -97,6 +97,8 @@ typedef struct kind {
 	const char *mixup_msg, *mixup_try;
 	/* Why speed is not judged on a CPU device, for this kind. */
 	const char *cpu_speed_note;
+	/* What to try when a global access is not coalesced (the criterion `coalesced`). */
+	const char *coalesce_try;
 } kind;
 
 extern const kind kind_matmul, kind_transpose, kind_reduction;

@@ -125,4 +125,8 @@ const kind kind_matmul = {
 	.token_local = token_local,
 	.cpu_speed_note = "tiling's fewer global loads do not reliably beat the CPU's caches (the "
 	                  "reference solution measures 0.7-1.0x here)",
+	.coalesce_try = "put the column on dimension 0 (col = get_global_id(0), row = "
+	                "get_global_id(1)) so that the lanes of a warp read B[k][col], B[k][col+1], ... "
+	                "and write neighbouring elements of C; in a tiled kernel let get_local_id(0) walk "
+	                "along a row of A and of B when loading each tile",
 };

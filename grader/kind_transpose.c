@@ -87,6 +87,9 @@ const kind kind_transpose = {
 	.mixup_msg = " -- square sizes are right and a non-square multiple of TILE is wrong, so "
 	             "rows and cols are mixed up somewhere (in is rows x cols, out is cols x rows)",
 	.mixup_try = "check every use of rows and cols: the input's row length is cols, the output's is rows",
+	.coalesce_try = "make consecutive get_local_id(0) touch consecutive addresses in every "
+	                "global load and store: read a tile along rows, transpose it in __local "
+	                "memory, and write it along rows too",
 	.cpu_speed_note = "padding and bank conflicts cannot show in the timing (conflict_free is "
 	                  "judged by the GPU bank model instead) and the tile's staging often costs "
 	                  "more than it saves",

@@ -17,9 +17,10 @@
 
 static const lesson lessons[] = {
 	{ 1, "01-naive-matmul", "naive matmul (the baseline)", "matmul_naive", &kind_matmul, 16,
-	  CORE, NULL, NULL, 0, 0, {0} },
+	  CORE | CRIT_BIT(CRIT_COALESCED), NULL, NULL, 0, 0, {0} },
 	{ 2, "02-tiled-matmul", "tiled matmul in __local memory", "matmul_tiled", &kind_matmul, 16,
-	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "matmul_naive.cl", "matmul_naive", 0, 1.10, {0} },
+	  CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP), "matmul_naive.cl",
+	  "matmul_naive", 0, 1.10, {0} },
 	{ 3, "03-transpose-padding", "transpose with a padded tile", "transpose", &kind_transpose, 32,
 	  CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP),
 	  "transpose_naive.cl", "transpose_naive", 0, 2.0, {0} },

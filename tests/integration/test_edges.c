@@ -66,6 +66,13 @@ static const struct edge {
 	{ "3", FX "l3_hoisted_branch_loads.cl", NULL, "conflict_free", "l3_hoisted_branch_loads.cl:13:13",
 	  "coalesced", ":0:0" },
 	{ "1", FX "l1_store_in_branches.cl", NULL, NULL, NULL, "race_free", NULL },
+	/* lessons 1 and 2 judge coalescing too: their text teaches col on dimension 0 */
+	{ "1", FX "l1_rows_on_dim0.cl", NULL, "coalesced", "the load of A needs 16.0 sectors", "correct",
+	  NULL },
+	{ "2", FX "l2_tile_loads_down_columns.cl", NULL, "coalesced", "the load of A needs 16.0 sectors",
+	  "conflict_free", NULL },
+	{ "1", "kernels/solutions/01-naive-matmul.cl", NULL, NULL, NULL, "coalesced", NULL },
+	{ "2", "kernels/solutions/02-tiled-matmul.cl", NULL, NULL, NULL, "coalesced", NULL },
 };
 
 START_TEST(edge_mutant_gets_its_verdict)
