@@ -23,6 +23,7 @@
 #include "localmem.h"
 #include "preproc.h"
 #include "sandbox.h"
+#include "tilechoice.h"
 #include "trace.h"
 
 enum { PRE_MAX = LESSON_MAX_TILES + 1 };
@@ -637,7 +638,7 @@ static void analysis_plan(const check_opts *o, const char *source, check_report 
 	const lesson *l = o->l;
 	lesson_size s = lesson_analysis_size(l, o->seed);
 	rep->analyses[rep->nanalyses++] = (check_analysis_run){ s.rows, s.cols, l->tile, 0 };
-	int chosen = l->tiles[0] ? tile_chosen(source) : 0;
+	int chosen = l->tiles[0] ? tile_chosen(rep, source) : 0;
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i] && chosen != l->tile; i++)
 		if (l->tiles[i] == chosen)
 			rep->analyses[rep->nanalyses++] = (check_analysis_run){ s.rows, s.cols, chosen, 1 };
@@ -1176,10 +1177,17 @@ static int preprocess(const check_opts *o, const char *source, const char *tmp, 
 	char msgs[PRE_MAX][2048], *mp[PRE_MAX], *outs[PRE_MAX];
 	preproc_result res[PRE_MAX];
 	for (int i = 0; i < n; i++) {
-		jobs[i] = (preproc_job){ source, o->kernel, dir, tmp, tiles[i], 1, o->timeout_s };
+		jobs[i] = (preproc_job){ source, o->kernel, dir, tmp, tiles[i], 1, o->timeout_s, NULL,
+		                         { "" }, 0 };
 		mp[i] = msgs[i];
 	}
+	if (l->tiles[0])   /* lesson 4: the CHOSEN_* values the compiler sees (tilechoice.h) */
+		jobs[0].probe = tile_probe_names();
 	preproc_run_all(jobs, n, outs, mp, sizeof msgs[0], res);
+	if (jobs[0].probed) {
+		rep->choice_probed = 1;
+		memcpy(rep->choice_val, jobs[0].probe_val, sizeof rep->choice_val);
+	}
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
 		const char *msg = msgs[i];

@@ -181,6 +181,10 @@ enum { CHECK_MAX_OCC = 16 };
 typedef struct check_report {
 	check_opts opts;
 	char refused[600];        /* #include policy refusal, "" if none */
+	/* lesson 4: what the compiler sees for each CHOSEN_* name (tile_probe_names) at the end
+	 * of the file, from the preprocessor (preproc.h, probe); choice_probed 0: not known */
+	char choice_val[4][64];
+	int choice_probed;
 	check_child child;
 	char run_end[200];        /* how the child ended when it did not exit normally */
 	int child_crashed, child_timed_out;
@@ -217,7 +221,7 @@ int check_lesson(const check_opts *o, check_report *rep);
 void check_free(check_report *rep);
 
 /* The TILE a lesson-4 kernel records (#define CHOSEN_TILE_SM90 t), 0 when none (tilechoice.c). */
-int tile_chosen(const char *source);
+int tile_chosen(const check_report *rep, const char *source);
 
 /* Criterion id of the first failing criterion, or NULL when it passed. */
 const char *check_first_failure(const check_report *rep);

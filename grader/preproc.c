@@ -276,12 +276,12 @@ static int write_vfs(const char *path, const char *dir)
 	return rc;
 }
 
-static int write_file(const char *path, const char *a, const char *b)
+static int write_file(const char *path, const char *a, const char *b, const char *c)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
-	int rc = fputs(a, f) >= 0 && fputs(b, f) >= 0 ? 0 : -1;
+	int rc = fputs(a, f) >= 0 && fputs(b, f) >= 0 && fputs(c, f) >= 0 ? 0 : -1;
 	return fclose(f) != 0 ? -1 : rc;
 }
 
@@ -298,9 +298,50 @@ static char *slurp(const char *path, size_t max, size_t *len)
 	return s;
 }
 
+/* ---- the probe: macro expansions at the end of the file ---------------------------------- */
+
+#define PROBE_FILE "<clgrade-probe>"
+#define PROBE_TAG  "__clgrade_probe_"
+
+/* The lines appended after the source: a marker, then "__clgrade_probe_<i>__ NAME" each. */
+static void probe_trailer(const preproc_job *j, char *buf, size_t len)
+{
+	/* two newlines: a backslash at the very end of the source splices away only one */
+	size_t k = (size_t)snprintf(buf, len, "\n\n#line 1 \"" PROBE_FILE "\"\n");
+	for (int i = 0; j->probe && j->probe[i] && i < PREPROC_MAX_PROBE && k < len; i++)
+		k += (size_t)snprintf(buf + k, len - k, PROBE_TAG "%d__ %s\n", i, j->probe[i]);
+}
+
+/* Cut the probe's part off the output t (at the last marker naming PROBE_FILE: the
+ * trailer comes after everything the student wrote) and read each expansion. */
+static void probe_read(preproc_job *j, char *t)
+{
+	char *mark = NULL;
+	for (char *p = t; (p = strstr(p, "\"" PROBE_FILE "\"")); p++)
+		mark = p;
+	while (mark && mark > t && mark[-1] != '\n')
+		mark--;
+	if (!j->probe || !mark)
+		return;
+	char *tail = mark + strcspn(mark, "\n");
+	*mark = '\0';
+	for (char *line = tail; *line; line += strcspn(line, "\n")) {
+		line += *line == '\n';
+		int i, n = 0;
+		if (sscanf(line, PROBE_TAG "%d__ %n", &i, &n) != 1 || n == 0 || i < 0 ||
+		    i >= PREPROC_MAX_PROBE)
+			continue;
+		size_t k = strcspn(line + n, "\n");
+		while (k && isspace((unsigned char)line[n + k - 1]))
+			k--;
+		snprintf(j->probe_val[i], sizeof j->probe_val[i], "%.*s", (int)k, line + n);
+	}
+	j->probed = 1;
+}
+
 /* One preprocessor run in flight. */
 typedef struct pre_run {
-	const preproc_job *j;
+	preproc_job *j;
 	char dir[PATH_MAX], vfs[PATH_MAX + 32], in[PATH_MAX + 32], res[PATH_MAX + 32];
 	char err[PATH_MAX + 32], interp[PATH_MAX];
 	pre_ctx c;
@@ -311,7 +352,7 @@ typedef struct pre_run {
 } pre_run;
 
 /* Write its files and start its confined child: 0, or -1 with msg (a grader failure). */
-static int pre_start(pre_run *p, const preproc_job *j, char *msg, size_t msglen)
+static int pre_start(pre_run *p, preproc_job *j, char *msg, size_t msglen)
 {
 	p->j = j;
 	msg[0] = '\0';
@@ -329,8 +370,11 @@ static int pre_start(pre_run *p, const preproc_job *j, char *msg, size_t msglen)
 	snprintf(p->in, sizeof p->in, "%s/kernel-%d.in", j->tmpdir, j->tile);
 	snprintf(p->res, sizeof p->res, "%s/kernel-%d.i", j->tmpdir, j->tile);
 	snprintf(p->err, sizeof p->err, "%s/cpp-%d.log", j->tmpdir, j->tile);
+	char trailer[600] = "";
+	if (j->probe)
+		probe_trailer(j, trailer, sizeof trailer);
 	if (write_vfs(p->vfs, p->dir) != 0 ||
-	    write_file(p->in, "#line 1 \"<kernel>\"\n", j->source) != 0) {
+	    write_file(p->in, "#line 1 \"<kernel>\"\n", j->source, trailer) != 0) {
 		snprintf(msg, msglen, "cannot write in %s: %s", j->tmpdir, strerror(errno));
 		return -1;
 	}
@@ -353,7 +397,7 @@ static int pre_start(pre_run *p, const preproc_job *j, char *msg, size_t msglen)
 /* Wait for it and read what it made. */
 static preproc_result pre_finish(pre_run *p, char **out, char *msg, size_t msglen)
 {
-	const preproc_job *j = p->j;
+	preproc_job *j = p->j;
 	sandbox_status st;
 	sandbox_wait(&p->child, &st);
 	size_t n = 0, en = 0;
@@ -373,7 +417,7 @@ static preproc_result pre_finish(pre_run *p, char **out, char *msg, size_t msgle
 		} else if (n > MAX_OUT) {
 			snprintf(msg, msglen, "%s: error: over 8 MiB after preprocessing (macros that "
 			         "expand without end?)\n", j->kernel_path);
-		} else if (preproc_vet(t, j->kernel_path, out, msg, msglen) == 0) {
+		} else if (probe_read(j, t), preproc_vet(t, j->kernel_path, out, msg, msglen) == 0) {
 			r = PREPROC_OK;
 		}
 		free(t);
@@ -397,14 +441,14 @@ static preproc_result pre_finish(pre_run *p, char **out, char *msg, size_t msgle
 	return r;
 }
 
-preproc_result preproc_run(const preproc_job *j, char **out, char *msg, size_t msglen)
+preproc_result preproc_run(preproc_job *j, char **out, char *msg, size_t msglen)
 {
 	preproc_result r;
 	preproc_run_all(j, 1, out, &msg, msglen, &r);
 	return r;
 }
 
-void preproc_run_all(const preproc_job *jobs, int n, char **out, char **msg, size_t msglen,
+void preproc_run_all(preproc_job *jobs, int n, char **out, char **msg, size_t msglen,
                      preproc_result *r)
 {
 	pre_run *p = calloc(n > 0 ? n : 1, sizeof *p);

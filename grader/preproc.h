@@ -26,7 +26,17 @@ typedef struct preproc_job {
 	int tile;                /* -DTILE= */
 	int confine;             /* confine the child (confine.h) */
 	double timeout_s;
+	/* Macro names whose expansion at the end of the file is wanted (lesson 4's CHOSEN_*), or
+	 * NULL: each is expanded on a line of its own appended after the source, a part cut off
+	 * again before the text is vetted, so no compiler sees it.  On PREPROC_OK, probe_val[i]
+	 * holds what the compiler would see for probe[i] there: the name itself when it is not
+	 * defined at that point (never defined, #undef'd, or only inside an #if that is off). */
+	const char *const *probe;            /* NULL-terminated, at most PREPROC_MAX_PROBE */
+	char probe_val[4][64];
+	int probed;                          /* probe_val is filled in */
 } preproc_job;
+
+enum { PREPROC_MAX_PROBE = 4 };
 
 typedef enum { PREPROC_OK, PREPROC_REFUSED, PREPROC_ERROR } preproc_result;
 
@@ -34,11 +44,11 @@ typedef enum { PREPROC_OK, PREPROC_REFUSED, PREPROC_ERROR } preproc_result;
  * student's file "<kernel>").  PREPROC_REFUSED: msg says why, as "path:L:C: error: ..."
  * lines (a `builds` finding: an include that is not there, inline assembly, a directive made
  * by a macro ...).  PREPROC_ERROR: the grader could not run the preprocessor (msg says why). */
-preproc_result preproc_run(const preproc_job *j, char **out, char *msg, size_t msglen);
+preproc_result preproc_run(preproc_job *j, char **out, char *msg, size_t msglen);
 
 /* n jobs at once (lesson 4's TILEs: the preprocessors run side by side): out[i], msg[i]
  * (each msglen bytes) and r[i] as preproc_run would give them. */
-void preproc_run_all(const preproc_job *jobs, int n, char **out, char **msg, size_t msglen,
+void preproc_run_all(preproc_job *jobs, int n, char **out, char **msg, size_t msglen,
                      preproc_result *r);
 
 /* Check preprocessed text (clang -E output) for what the compilers must never see: inline

@@ -115,6 +115,38 @@ int tile_define(const char *src, const char *name, char *out, size_t len)
 	return found;
 }
 
+const char *const *tile_probe_names(void)
+{
+	static const char *const names[] = { "CHOSEN_TILE_SM90", "CHOSEN_LIMITER_SM90",
+	                                     "CHOSEN_TILE_SM86", "CHOSEN_LIMITER_SM86", NULL };
+	return names;
+}
+
+int tile_value(const check_report *rep, const char *src, const char *name, char *out, size_t len)
+{
+	int rc = tile_define(src, name, out, len);
+	const char *const *names = tile_probe_names();
+	int i = 0;
+	while (names[i] && strcmp(names[i], name) != 0)
+		i++;
+	if (rc == -2 || !rep->choice_probed || !names[i])
+		return rc;
+	const char *v = rep->choice_val[i];
+	if (strcmp(v, name) == 0)   /* not defined where the file ends */
+		return rc == 0 ? -3 : -1;
+	size_t n = strlen(v);
+	if (n >= 2 && v[0] == '(' && v[n - 1] == ')')
+		snprintf(out, len, "%.*s", (int)(n - 2), v + 1);
+	else
+		snprintf(out, len, "%s", v);
+	/* the compiler joins tokens with single spaces: "( 32 )" */
+	char *s = out + strspn(out, " ");
+	memmove(out, s, strlen(s) + 1);
+	for (n = strlen(out); n && out[n - 1] == ' '; n--)
+		out[n - 1] = '\0';
+	return 0;
+}
+
 /* Does the student's limiter word name a limit that binds in r? ("threads" = warps) */
 static int limiter_ok(const char *word, const occ_result *r)
 {
@@ -133,8 +165,16 @@ static int judge(const check_report *rep, const tile_profile *tp, const char *so
 	char tname[64], lname[64], tile_s[64] = "", lim_s[64] = "";
 	snprintf(tname, sizeof tname, "CHOSEN_TILE_%s", tp->suffix);
 	snprintf(lname, sizeof lname, "CHOSEN_LIMITER_%s", tp->suffix);
-	int t_rc = tile_define(source, tname, tile_s, sizeof tile_s);
-	int l_rc = tile_define(source, lname, lim_s, sizeof lim_s);
+	int t_rc = tile_value(rep, source, tname, tile_s, sizeof tile_s);
+	int l_rc = tile_value(rep, source, lname, lim_s, sizeof lim_s);
+	if (t_rc == -3 || l_rc == -3) {
+		const char *off = t_rc == -3 ? tname : lname;
+		snprintf(msg, mlen, "%s is #defined only where the compiler never reaches it (inside "
+		         "#if 0, or an #if that is off): the grader reads the choice the compiler sees",
+		         off);
+		snprintf(try_, tlen, "move `#define %s ...` outside every #if", off);
+		return 0;
+	}
 	if (t_rc == -2 || l_rc == -2) {
 		const char *twice = t_rc == -2 ? tname : lname;
 		snprintf(msg, mlen, "%s is defined more than once (or #undef'd): the grader cannot "
@@ -234,10 +274,11 @@ void tile_eval(const check_opts *o, const char *source, check_report *rep)
 	(void)o;
 }
 
-int tile_chosen(const char *source)
+int tile_chosen(const check_report *rep, const char *source)
 {
 	char tile_s[32] = "";
 	int chosen = 0;
-	tile_define(source, "CHOSEN_TILE_SM90", tile_s, sizeof tile_s);
+	if (tile_value(rep, source, "CHOSEN_TILE_SM90", tile_s, sizeof tile_s) != 0)
+		return 0;
 	return sscanf(tile_s, "%d", &chosen) == 1 && chosen > 0 ? chosen : 0;
 }

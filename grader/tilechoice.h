@@ -38,6 +38,16 @@ int tile_best(const check_report *rep, const occ_profile *p);
  * -2 ambiguous: NAME is defined more than once or #undef'd (out holds the first value). */
 int tile_define(const char *src, const char *name, char *out, size_t len);
 
+/* The CHOSEN_* names, NULL-terminated, in the order of rep->choice_val: for the
+ * preprocessor's probe (preproc.h). */
+const char *const *tile_probe_names(void);
+
+/* The student's value for NAME: tile_define's answer, then checked against what the compiler
+ * sees at the end of the file (rep->choice_val) when it is known: a #define the compiler never
+ * reaches (inside #if 0, an #if that is off) is -3; otherwise out is the compiler's value,
+ * with one pair of parentheses around it removed. */
+int tile_value(const check_report *rep, const char *src, const char *name, char *out, size_t len);
+
 /* Judge the criterion (called by criteria.c). */
 void tile_eval(const check_opts *o, const char *source, check_report *rep);
 
