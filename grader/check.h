@@ -155,6 +155,14 @@ typedef struct check_analysis {
 	check_site worst;
 } check_analysis;
 
+/* A global load or store is coalesced when its 32-byte sectors per warp request are within
+ * this factor of its ideal (trace.c: the same bytes laid end to end).  2x leaves room for a
+ * warp split over two rows of a tile (TILE=16: two 64-byte runs) and for lesson 1's load of
+ * A, two rows' words per warp (2 sectors where 1.1 would do); an access whose lanes stride
+ * over rows needs 16-32 sectors per request, 3-8x its ideal.  The criterion `coalesced`
+ * (criteria.c) and the report's marks (report.c) use it.  GUIDE.md "coalesced". */
+#define CHECK_COALESCE_MARGIN 2.0
+
 typedef struct check_crit {
 	lesson_crit id;
 	check_status status;

@@ -454,11 +454,7 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 	}
 }
 
-/* A global load or store is coalesced when its 32-byte sectors per warp request are within
- * this factor of its ideal (trace.c: the same bytes laid end to end).  2x leaves room for a
- * warp split over two rows of a tile (TILE=16: two 64-byte runs); an access whose lanes
- * stride over rows needs 32 sectors per request, 6-8x its ideal.  GUIDE.md "coalesced". */
-#define COALESCE_MARGIN 2.0
+#define COALESCE_MARGIN CHECK_COALESCE_MARGIN
 
 /* The global site with the largest sectors/ideal ratio; *ratio = that ratio. */
 static cJSON *worst_global(const check_report *rep, double *ratio)
