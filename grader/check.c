@@ -3,6 +3,7 @@
  *   correctness, timing on the chosen device) -> sandboxed analysis child (the same kernel
  *   under Oclgrind with our tracer) -> criteria.  Children write into shared memory / a
  *   file, so a crash or a hang in the student's kernel is a finding, never a grader crash. */
+#include <errno.h>
 #include <ftw.h>
 #include <math.h>
 #include <stdio.h>
@@ -1216,9 +1217,10 @@ static int preprocess(const check_opts *o, const char *source, const char *tmp, 
 
 /* The build-and-run child and the analysis child, confined by pol.  0, or 2 with
  * rep->grader_error set. */
-static int run_children(const check_opts *o, child_ctx *c, const char *tmp,
-                        const confine_policy *pol, check_report *rep)
+static int run_children(const check_opts *o, child_ctx *c, const check_confinement *cc,
+                        check_report *rep)
 {
+	const confine_policy *pol = &cc->run_pol;
 	check_child *shared = sandbox_shared(sizeof *shared);
 	if (!shared) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "out of memory");
@@ -1238,7 +1240,7 @@ static int run_children(const check_opts *o, child_ctx *c, const char *tmp,
 		         "coalescing are not checked");
 	if (o->analysis) {
 		shared->analysis_done = 0;
-		analysis_start(c, tmp, pol, rep, &an);
+		analysis_start(c, cc->an, &cc->an_pol, rep, &an);
 		shared->analysis_done = !an.running;
 	}
 	if (sandbox_spawn(child_main, c, &lim, &main_child) != 0) {
@@ -1298,12 +1300,33 @@ static int run_children(const check_opts *o, child_ctx *c, const char *tmp,
 	return 0;
 }
 
+int check_confine(const check_opts *o, const char *tmp, const char *cache,
+                  check_confinement *cc)
+{
+	char dir[4096], icd[4200], plugin[4200], base[4200];
+	snprintf(cc->run, sizeof cc->run, "%s/run", tmp);
+	snprintf(cc->an, sizeof cc->an, "%s/an", tmp);
+	if ((mkdir(cc->run, 0700) != 0 && errno != EEXIST) ||
+	    (mkdir(cc->an, 0700) != 0 && errno != EEXIST))
+		return -1;
+	lesson_path(o->l, "dir", dir, sizeof dir);
+	root_path(icd, sizeof icd, OCLGRIND_ICD_DIR);
+	root_path(plugin, sizeof plugin, TRACER_PLUGIN);
+	root_path(base, sizeof base, "grader/baselines");
+	const char *extra[] = { icd, plugin, base, NULL };
+	confine_default(&cc->run_pol, &cc->run_st, dir, cc->run, extra);
+	if (cache)
+		cc->run_pol.write[1] = cache;
+	confine_default(&cc->an_pol, &cc->an_st, dir, cc->an, extra);
+	return 0;
+}
+
 int check_lesson(const check_opts *o, check_report *rep)
 {
 	memset(rep, 0, sizeof *rep);
 	rep->opts = *o;
 	rep->local_analysis = -1;
-	char err[512], dir[4096], tmp[4096], cache[4200], icd[4200], plugin[4200], base[4200];
+	char err[512], tmp[4096], cache[4200];
 	char *source = read_source(o->kernel, err, sizeof err, rep->refused, sizeof rep->refused);
 	if (!source) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "%s", err);
@@ -1321,20 +1344,16 @@ int check_lesson(const check_opts *o, check_report *rep)
 	int rc = rep->refused[0] ? 1 : preprocess(o, source, tmp, &c, rep);
 	if (rc == 0) {
 		declared_bytes(o, source, &c);
-		/* every child that builds or runs the kernel: the runtime's files, the lesson folder,
-		 * what `make` built for the analysis and the baselines; writes in tmp and the cache */
-		lesson_path(o->l, "dir", dir, sizeof dir);
 		pocl_cache(o, tmp, cache, sizeof cache);
-		root_path(icd, sizeof icd, OCLGRIND_ICD_DIR);
-		root_path(plugin, sizeof plugin, TRACER_PLUGIN);
-		root_path(base, sizeof base, "grader/baselines");
-		const char *extra[] = { icd, plugin, base, NULL };
-		confine_policy pol;
-		confine_storage cst;
-		confine_default(&pol, &cst, dir, tmp, extra);
-		if (strncmp(cache, tmp, strlen(tmp)) != 0)
-			pol.write[1] = cache;
-		rc = run_children(o, &c, tmp, &pol, rep);
+		check_confinement *cc = malloc(sizeof *cc);
+		if (!cc || check_confine(o, tmp, cache, cc) != 0) {
+			snprintf(rep->grader_error, sizeof rep->grader_error, "cannot lay out the private "
+			         "folder %s: %s", tmp, strerror(errno));
+			rc = 2;
+		} else {
+			rc = run_children(o, &c, cc, rep);
+		}
+		free(cc);
 	}
 	for (int i = 0; i < PRE_MAX; i++) {
 		free((char *)c.pre[i]);

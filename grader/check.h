@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 
 #include "clrun.h"
+#include "confine.h"
 #include "lesson.h"
 #include "localmem.h"
 #include "ref.h"
@@ -227,6 +228,21 @@ typedef struct check_report {
 /* Grade one kernel.  Fills rep (free with check_free); returns rep->exit_code. */
 int check_lesson(const check_opts *o, check_report *rep);
 void check_free(check_report *rep);
+
+/* How the check's two children are confined (confine.h).  The check's private folder tmp
+ * holds one folder per child, each writable by that child alone: run/ for the build-and-run
+ * child (the student's native code on PoCL; it also writes PoCL's cache) and an/ for the
+ * analysis child (Oclgrind, which interprets the kernel: the trace summaries and the log the
+ * parent reads).  So native kernel code cannot forge or pin the analysis' results.  Both read
+ * the runtime's files, the lesson folder and what `make` built.  check_confine makes the two
+ * folders and fills cc: 0, or -1 with errno. */
+typedef struct check_confinement {
+	char run[4200], an[4200];
+	confine_policy run_pol, an_pol;
+	confine_storage run_st, an_st;
+} check_confinement;
+int check_confine(const check_opts *o, const char *tmp, const char *cache,
+                  check_confinement *cc);
 
 /* The TILE a lesson-4 kernel records (#define CHOSEN_TILE_SM90 t), 0 when none (tilechoice.c). */
 int tile_chosen(const check_report *rep, const char *source);

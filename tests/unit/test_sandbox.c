@@ -32,7 +32,9 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "confine.h"
+#include "lesson.h"
 #include "sandbox.h"
 
 typedef struct shared_box {
@@ -610,6 +612,80 @@ START_TEST(test_confined_child_cannot_escape)
 }
 END_TEST
 
+/* ---- the check's two children: each writes only its own folder ---- */
+
+typedef struct cross_box {
+	char own[4200], other[4200];
+	long create_other, write_other, unlink_other, rename_other, link_into_other, create_own;
+	int done;
+} cross_box;
+
+static int child_cross(void *arg)
+{
+	cross_box *b = arg;
+	char p[4300], q[4300];
+	snprintf(p, sizeof p, "%s/trace-0.json", b->other);
+	b->create_other = syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	snprintf(p, sizeof p, "%s/planted", b->other);
+	b->write_other = syscall(SYS_openat, AT_FDCWD, p, O_WRONLY | O_TRUNC);
+	b->unlink_other = syscall(SYS_unlink, p);
+	snprintf(q, sizeof q, "%s-moved", b->other);
+	b->rename_other = syscall(SYS_rename, b->other, q);
+	snprintf(q, sizeof q, "%s/mine", b->own);
+	b->create_own = syscall(SYS_openat, AT_FDCWD, q, O_WRONLY | O_CREAT, 0644);
+	snprintf(p, sizeof p, "%s/trace-1.json", b->other);
+	b->link_into_other = b->create_own >= 0 ? syscall(SYS_link, q, p) : -1;
+	b->done = 1;
+	return 0;
+}
+
+/* The build-and-run child (native kernel code on PoCL) cannot create, overwrite, remove or
+ * move the analysis child's files (the trace summaries the parent trusts), and the other way
+ * round: check_confine gives each its own folder. */
+START_TEST(test_check_children_write_only_their_own_folder)
+{
+	confine_support sup;
+	confine_probe(&sup);
+	if (!sup.landlock_abi) {
+		fprintf(stderr, "test_check_children_write_only_their_own_folder: %s; skipped\n",
+		        confine_missing());
+		return;
+	}
+	char tmp[4096];
+	ck_assert_int_eq(sandbox_tmp_make(tmp, sizeof tmp), 0);
+	check_opts o = { .l = lesson_find("3") };
+	check_confinement *cc = malloc(sizeof *cc);
+	ck_assert_int_eq(check_confine(&o, tmp, NULL, cc), 0);
+	for (int k = 0; k < 2; k++) {
+		cross_box *b = sandbox_shared(sizeof *b);
+		ck_assert_ptr_nonnull(b);
+		snprintf(b->own, sizeof b->own, "%s", k == 0 ? cc->run : cc->an);
+		snprintf(b->other, sizeof b->other, "%s", k == 0 ? cc->an : cc->run);
+		char planted[4300];
+		snprintf(planted, sizeof planted, "%s/planted", b->other);
+		FILE *f = fopen(planted, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("{\"complete\": true}\n", f);
+		fclose(f);
+		sandbox_limits lim = { 20, 0, NULL, k == 0 ? &cc->run_pol : &cc->an_pol, 0 };
+		sandbox_status st;
+		ck_assert_int_eq(sandbox_run(child_cross, b, &lim, &st), 0);
+		ck_assert_msg(st.end == SANDBOX_EXITED && b->done, "child: %s", st.what);
+		const char *who = k == 0 ? "the build-and-run child" : "the analysis child";
+		ck_assert_msg(b->create_own >= 0, "%s cannot write its own folder", who);
+		ck_assert_msg(b->create_other < 0, "%s created a file in the other's folder", who);
+		ck_assert_msg(b->write_other < 0, "%s overwrote the other's file", who);
+		ck_assert_msg(b->unlink_other < 0, "%s removed the other's file", who);
+		ck_assert_msg(b->rename_other < 0, "%s moved the other's folder", who);
+		ck_assert_msg(b->link_into_other < 0, "%s linked a file into the other's folder", who);
+		ck_assert_int_eq(access(planted, F_OK), 0);
+		sandbox_unshare(b, sizeof *b);
+	}
+	free(cc);
+	sandbox_tmp_remove(tmp);
+}
+END_TEST
+
 /* A process holding a private folder, killed by sig: the folder goes with it. */
 static void killed_with(int sig)
 {
@@ -694,6 +770,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_test(t, test_signal_handlers_restored);
 	tcase_add_test(t, test_shared_is_zeroed_and_shared);
 	tcase_add_test(t, test_confined_child_cannot_escape);
+	tcase_add_test(t, test_check_children_write_only_their_own_folder);
 	tcase_add_test(t, test_tmp_removed_on_signals);
 	tcase_add_test(t, test_tmp_sweep_takes_dead_runs_only);
 	suite_add_tcase(s, t);
