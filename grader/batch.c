@@ -48,16 +48,22 @@ typedef struct sublist {
 
 int batch_hash_file(const char *path, char out[17])
 {
-	FILE *f = fopen(path, "rb");
-	if (!f)
+	/* never through a link, never a FIFO's blocking open: a regular file or nothing */
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
 		return -1;
-	unsigned long long h = 1469598103934665603ull;
-	int c;
-	while ((c = getc(f)) != EOF)
-		h = (h ^ (unsigned char)c) * 1099511628211ull;
-	fclose(f);
+	}
+	unsigned long long h = CHECK_HASH_INIT;
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		h = check_hash(h, buf, (size_t)n);
+	close(fd);
 	snprintf(out, 17, "%016llx", h);
-	return 0;
+	return n < 0 ? -1 : 0;
 }
 
 static void safe_name(const char *in, char *out, size_t len)
@@ -308,6 +314,7 @@ static cJSON *read_json_file(const char *path)
 typedef struct batch {
 	check_opts o;
 	const char *dir, *out;
+	char within[4096];        /* realpath of dir: check_opts.within */
 	char key[512];            /* what a kept report must have been graded with */
 	int force, jobs, shard, nshards, merge;
 	submission *subs;
@@ -319,29 +326,35 @@ static void report_path(const batch *b, const submission *s, const char *sub, ch
 	snprintf(buf, len, "%s/%s%s.json", b->out, sub, s->student);
 }
 
+static const char *verdict_of(cJSON *j)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(j, "verdict"));
+	return v ? v : "error";
+}
+
 /* s's report when it belongs to s as it is now (same source hash, same grading key), else
  * NULL.  The caller deletes it. */
 static cJSON *current_report(const batch *b, const submission *s)
 {
 	char jpath[4400], hash[17] = "";
 	report_path(b, s, "", jpath, sizeof jpath);
-	if (s->path[0] && batch_hash_file(s->path, hash) != 0)
-		return NULL;
 	cJSON *j = read_json_file(jpath);
 	const char *oh = cJSON_GetStringValue(cJSON_GetObjectItem(j, "source_hash"));
 	const char *ok = cJSON_GetStringValue(cJSON_GetObjectItem(j, "grading_key"));
-	if (!oh || !ok || strcmp(oh, hash) != 0 || strcmp(ok, b->key) != 0) {
+	/* an error report on nothing read (the entry could not be opened, or was swapped for a
+	 * link) stands as it is: it is an error row, graded again on every resume */
+	int unread = oh && !*oh && strcmp(verdict_of(j), "error") == 0;
+	if (s->path[0] && !unread && batch_hash_file(s->path, hash) != 0) {
+		cJSON_Delete(j);
+		return NULL;
+	}
+	if (!oh || !ok || (!unread && strcmp(oh, hash) != 0) || strcmp(ok, b->key) != 0) {
 		cJSON_Delete(j);
 		return NULL;
 	}
 	return j;
 }
 
-static const char *verdict_of(cJSON *j)
-{
-	const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(j, "verdict"));
-	return v ? v : "error";
-}
 
 /* An error report for s: it could not be graded, and why. */
 static cJSON *error_report(const batch *b, const char *why)
@@ -355,12 +368,11 @@ static cJSON *error_report(const batch *b, const char *why)
 }
 
 /* Write s's report, stamped with who it is and what graded it. */
-static void write_report(const batch *b, const submission *s, cJSON *j)
+/* hash: check_hash of the bytes graded (check_report.source_hash), "" when none were */
+static void write_report(const batch *b, const submission *s, cJSON *j, const char *hash)
 {
-	char jpath[4400], hash[17] = "";
+	char jpath[4400];
 	report_path(b, s, "", jpath, sizeof jpath);
-	if (s->path[0])
-		batch_hash_file(s->path, hash);
 	cJSON_AddStringToObject(j, "student", s->student);
 	cJSON_AddStringToObject(j, "path", s->rel);
 	cJSON_AddStringToObject(j, "source_hash", hash);
@@ -375,11 +387,12 @@ static void write_report(const batch *b, const submission *s, cJSON *j)
 static int grade_one(const batch *b, const submission *s)
 {
 	if (!s->path[0]) {
-		write_report(b, s, error_report(b, s->problem));
+		write_report(b, s, error_report(b, s->problem), "");
 		return 2;
 	}
 	check_opts o = b->o;
 	o.kernel = s->path;
+	o.within = b->within[0] ? b->within : NULL;
 	check_report rep;
 	char gpath[4400];
 	int rc = check_lesson(&o, &rep);
@@ -388,7 +401,7 @@ static int grade_one(const batch *b, const submission *s)
 	report_write(gs, gpath);
 	cJSON_Delete(gs);
 	check_free(&rep);
-	write_report(b, s, j);
+	write_report(b, s, j, rep.source_hash);
 	return rc;
 }
 
@@ -532,7 +545,7 @@ static void reap(const batch *b, progress *p, const submission *s, int st)
 		snprintf(why, sizeof why, "the grader's process for it ended abnormally (%s): a grader "
 		         "failure, not the student's", WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) :
 		         "exit status out of range");
-		write_report(b, s, error_report(b, why));
+		write_report(b, s, error_report(b, why), "");
 	}
 	progress_note(p, b, s, 0);
 }
@@ -558,7 +571,7 @@ static int grade_all(const batch *b)
 			if (pid[w] < 0) {                 /* no process: this entry is a grader error */
 				pid[w] = 0;
 				write_report(b, &b->subs[slot[w]], error_report(b, "the grader could not "
-				             "start a process for it (out of processes?)"));
+				             "start a process for it (out of processes?)"), "");
 				progress_note(&p, b, &b->subs[slot[w]], 0);
 			} else
 				running++;
@@ -806,6 +819,8 @@ static int parse_args(int argc, char **argv, batch *b)
 		return 2;
 	}
 	b->dir = argv[optind + 1];
+	if (!realpath(b->dir, b->within))
+		b->within[0] = '\0';   /* reported when the folder is listed */
 	return 0;
 }
 

@@ -3,6 +3,8 @@
  *   correctness, timing on the chosen device) -> sandboxed analysis child (the same kernel
  *   under Oclgrind with our tracer) -> criteria.  Children write into shared memory / a
  *   file, so a crash or a hang in the student's kernel is a finding, never a grader crash. */
+#include <fcntl.h>
+#include <limits.h>
 #include <errno.h>
 #include <ftw.h>
 #include <math.h>
@@ -1037,12 +1039,47 @@ static void sanitize_child(check_child *r)
 /* The student's file.  NULL with err set when it cannot be read at all (the grader cannot
  * run: exit 2); a file that is read but is no kernel source (binary, UTF-16, over 256 KiB)
  * comes back as "" with refused set: a `builds` finding, not a grader failure. */
-static char *read_source(const char *path, char *err, size_t errlen, char *refused, size_t rlen)
+unsigned long long check_hash(unsigned long long h, const void *p, size_t n)
 {
+	const unsigned char *s = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The file behind fd lies inside folder dir (a real path)? */
+static int fd_within(int fd, const char *dir)
+{
+	char link[64], real[PATH_MAX];
+	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+	ssize_t n = readlink(link, real, sizeof real - 1);
+	size_t k = strlen(dir);
+	if (n <= 0)
+		return 0;
+	real[n] = '\0';
+	return strncmp(real, dir, k) == 0 && real[k] == '/';
+}
+
+static char *read_source(const check_opts *o, char *err, size_t errlen, char *refused,
+                         size_t rlen)
+{
+	const char *path = o->kernel;
 	struct stat st;
-	FILE *f = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? fopen(path, "r") : NULL;
+	/* one open, then everything from that descriptor: no second look at the path */
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | (o->within ? O_NOFOLLOW : 0));
+	int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (ok && o->within && !fd_within(fd, o->within)) {
+		snprintf(err, errlen, "%s was not graded: when the grader opened it, it was no longer a "
+		         "file inside the submissions folder (replaced by a link, or moved)", path);
+		close(fd);
+		return NULL;
+	}
+	FILE *f = ok ? fdopen(fd, "r") : NULL;
 	if (!f) {
-		snprintf(err, errlen, "cannot read %s (not a readable file)", path);
+		if (fd >= 0)
+			close(fd);
+		snprintf(err, errlen, "cannot read %s (not a readable file%s)", path,
+		         o->within ? ", or a link" : "");
 		return NULL;
 	}
 	enum { MAX = 256 * 1024 };
@@ -1327,7 +1364,10 @@ int check_lesson(const check_opts *o, check_report *rep)
 	rep->opts = *o;
 	rep->local_analysis = -1;
 	char err[512], tmp[4096], cache[4200];
-	char *source = read_source(o->kernel, err, sizeof err, rep->refused, sizeof rep->refused);
+	char *source = read_source(o, err, sizeof err, rep->refused, sizeof rep->refused);
+	if (source)
+		snprintf(rep->source_hash, sizeof rep->source_hash, "%016llx",
+		         check_hash(CHECK_HASH_INIT, source, strlen(source)));
 	if (!source) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "%s", err);
 		return rep->exit_code = 2;

@@ -31,7 +31,16 @@ typedef struct check_opts {
 	size_t local_mem;         /* grade as if the device had this much __local memory (0: its own) */
 	int fresh_cache;          /* PoCL's kernel cache in the check's private folder, not build/ (batch:
 	                             no cache two students' kernels share) */
+	const char *within;       /* batch: the real path of the submissions folder.  The file is
+	                             then opened without following a link, and must be a regular
+	                             file inside it when opened (a submission swapped for a link
+	                             while the batch runs is refused, never read) */
 } check_opts;
+
+/* FNV-1a, 64 bits, over n bytes, continuing from h (start with CHECK_HASH_INIT): the
+ * source_hash of batch's reports (check_report.source_hash, batch_hash_file). */
+#define CHECK_HASH_INIT 1469598103934665603ull
+unsigned long long check_hash(unsigned long long h, const void *p, size_t n);
 
 /* One correctness run (a size, at a TILE). */
 typedef struct check_run {
@@ -190,6 +199,7 @@ enum { CHECK_MAX_OCC = 16 };
 typedef struct check_report {
 	check_opts opts;
 	char refused[600];        /* #include policy refusal, "" if none */
+	char source_hash[17];     /* check_hash of the bytes graded, "%016llx"; "" if none read */
 	/* lesson 4: what the compiler sees for each CHOSEN_* name (tile_probe_names) at the end
 	 * of the file, from the preprocessor (preproc.h, probe); choice_probed 0: not known */
 	char choice_val[4][64];

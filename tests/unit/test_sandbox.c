@@ -32,6 +32,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "batch.h"
 #include "check.h"
 #include "confine.h"
 #include "lesson.h"
@@ -686,6 +687,51 @@ START_TEST(test_check_children_write_only_their_own_folder)
 }
 END_TEST
 
+/* ---- batch never follows a submission that became a link ---- */
+
+/* A submission swapped, after batch listed it, for a link to a secret (or a FIFO, or a file
+ * under a linked folder): check_lesson with check_opts.within refuses it without reading a
+ * byte, and batch_hash_file neither follows nor blocks. */
+START_TEST(test_batch_source_never_followed)
+{
+	char root[] = "/tmp/test_within_XXXXXX", p[600], q[600], subs[600], real[4096];
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(subs, sizeof subs, "%s/subs", root);
+	ck_assert_int_eq(mkdir(subs, 0700), 0);
+	snprintf(p, sizeof p, "%s/outside", root);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	make_file(root, "secret.txt", "secret_marker_42 = 1;\n");
+	make_file(root, "outside/k.cl", "secret_marker_43 = 1;\n");
+	snprintf(p, sizeof p, "%s/secret.txt", root);
+	snprintf(q, sizeof q, "%s/zed.cl", subs);
+	ck_assert_int_eq(symlink(p, q), 0);
+	snprintf(p, sizeof p, "%s/outside", root);
+	snprintf(q, sizeof q, "%s/dir", subs);
+	ck_assert_int_eq(symlink(p, q), 0);
+	snprintf(q, sizeof q, "%s/fifo.cl", subs);
+	ck_assert_int_eq(mkfifo(q, 0600), 0);
+	ck_assert_ptr_nonnull(realpath(subs, real));
+	static const char *entries[] = { "zed.cl", "dir/k.cl", "fifo.cl" };
+	for (int i = 0; i < 3; i++) {
+		snprintf(q, sizeof q, "%s/%s", subs, entries[i]);
+		check_opts o = { .l = lesson_find("1"), .kernel = q, .within = real, .timeout_s = 5 };
+		check_report *rep = malloc(sizeof *rep);
+		ck_assert_int_eq(check_lesson(&o, rep), 2);
+		ck_assert_msg(strstr(rep->grader_error, "link") != NULL, "%s: %s", entries[i],
+		              rep->grader_error);
+		ck_assert_str_eq(rep->source_hash, "");
+		ck_assert_ptr_null(strstr(rep->refused, "secret_marker"));
+		ck_assert_ptr_null(strstr(rep->grader_error, "secret_marker"));
+		check_free(rep);
+		free(rep);
+		char h[17];   /* the hash of a file under a linked folder reveals nothing: not tested */
+		if (i != 1)
+			ck_assert_msg(batch_hash_file(q, h) == -1, "batch_hash_file read %s", entries[i]);
+	}
+	sandbox_rmtree(root);
+}
+END_TEST
+
 /* A process holding a private folder, killed by sig: the folder goes with it. */
 static void killed_with(int sig)
 {
@@ -771,6 +817,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_test(t, test_shared_is_zeroed_and_shared);
 	tcase_add_test(t, test_confined_child_cannot_escape);
 	tcase_add_test(t, test_check_children_write_only_their_own_folder);
+	tcase_add_test(t, test_batch_source_never_followed);
 	tcase_add_test(t, test_tmp_removed_on_signals);
 	tcase_add_test(t, test_tmp_sweep_takes_dead_runs_only);
 	suite_add_tcase(s, t);
