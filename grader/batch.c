@@ -235,30 +235,85 @@ static int by_student(const void *a, const void *b)
 
 /* Is name taken for entry i?  By the batch's own files, by an entry named before i, or (for a
  * made-up name) by an entry whose own safe name it is. */
-static int taken(const submission *v, int n, int i, const char *name, int made_up)
+/* A counted set of names (open addressing), so that naming n entries takes time about n,
+ * however many of them clash: a folder of 10^5 entries is named in well under a second. */
+typedef struct nameset {
+	char **key;
+	int *count;
+	size_t cap;               /* a power of two, at least twice the names it will hold */
+} nameset;
+
+static int ns_init(nameset *s, size_t names)
 {
-	if (strcmp(name, "grades") == 0 || strcmp(name, "gradescope") == 0)
-		return 1;
-	for (int j = 0; j < n; j++)
-		if ((j < i || (made_up && v[j].exact)) && j != i && strcmp(v[j].student, name) == 0)
-			return 1;
-	return 0;
+	for (s->cap = 16; s->cap < 2 * names + 16; s->cap *= 2)
+		;
+	s->key = calloc(s->cap, sizeof *s->key);
+	s->count = calloc(s->cap, sizeof *s->count);
+	return s->key && s->count ? 0 : -1;
+}
+
+static size_t ns_slot(const nameset *s, const char *name)
+{
+	size_t i = (size_t)check_hash(CHECK_HASH_INIT, name, strlen(name)) & (s->cap - 1);
+	while (s->key[i] && strcmp(s->key[i], name) != 0)
+		i = (i + 1) & (s->cap - 1);
+	return i;
+}
+
+static int ns_count(const nameset *s, const char *name)
+{
+	return s->count[ns_slot(s, name)];
+}
+
+static void ns_add(nameset *s, const char *name, int delta)
+{
+	size_t i = ns_slot(s, name);
+	if (!s->key[i])
+		s->key[i] = strdup(name);
+	s->count[i] += delta;
+}
+
+static void ns_free(nameset *s)
+{
+	for (size_t i = 0; s->key && i < s->cap; i++)
+		free(s->key[i]);
+	free(s->key);
+	free(s->count);
 }
 
 /* Two entries must never share a report, and no entry takes another's own name: entries whose
  * name is already safe claim it first (`bob_smith.cl` stays bob_smith; `bob smith.cl` becomes
- * bob_smith-2), then in the order of their paths, so the result never depends on readdir. */
+ * bob_smith-2), then in the order of their paths, so the result never depends on readdir.
+ * A name is taken when an earlier entry holds it, or, for a made-up "-k" name, when an entry
+ * whose name is its own (exact) holds it; "grades" and "gradescope" are the batch's own. */
 static void unique_names(submission *v, int n)
 {
+	nameset given, own;       /* names given so far; the exact entries' names as they stand */
 	qsort(v, n, sizeof *v, by_claim);
+	if (ns_init(&given, (size_t)n + 2) != 0 || ns_init(&own, (size_t)n) != 0) {
+		fprintf(stderr, "clgrade batch: out of memory naming %d entries\n", n);
+		exit(2);
+	}
+	ns_add(&given, "grades", 1);
+	ns_add(&given, "gradescope", 1);
+	for (int i = 0; i < n; i++)
+		if (v[i].exact)
+			ns_add(&own, v[i].student, 1);
 	for (int i = 0; i < n; i++) {
 		char base[128], name[128];
 		snprintf(base, sizeof base, "%s", v[i].student);
 		snprintf(name, sizeof name, "%s", base);
-		for (int k = 2; taken(v, n, i, name, k > 2); k++)
+		for (int k = 2; ns_count(&given, name) || (k > 2 && ns_count(&own, name)); k++)
 			snprintf(name, sizeof name, "%s-%d", base, k);
+		if (v[i].exact) {
+			ns_add(&own, base, -1);
+			ns_add(&own, name, 1);
+		}
+		ns_add(&given, name, 1);
 		snprintf(v[i].student, sizeof v[i].student, "%s", name);
 	}
+	ns_free(&given);
+	ns_free(&own);
 	qsort(v, n, sizeof *v, by_student);
 }
 
