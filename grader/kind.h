@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { LESSON_MAX_SIZES = 8, KIND_MAX_SCALARS = 4 };
+enum { LESSON_MAX_SIZES = 10, KIND_MAX_SCALARS = 4 };
 
 /* A problem size.  Matmul: rows = cols = N.  Transpose: the input is rows x cols. */
 typedef struct lesson_size { int rows, cols; } lesson_size;

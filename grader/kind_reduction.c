@@ -8,15 +8,22 @@
  * Beyond REDUCE_MAX_GROUPS * TILE elements a work-item must sum several of them (a loop
  * striding by get_global_size(0)), which is also what lets a kernel read at full bandwidth.
  *
- * The bound (GUIDE.md "Correctness of a sum"): any float summation tree of height h over
+ * The bound (lessons/05-reduction/README.md, "Exact sums"): any float summation tree of height h over
  * x_1..x_n is off by at most gamma_h * sum |x_i|, gamma_h = h u / (1 - h u), u = 2^-24
  * (Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., section 4.2).  Under this
  * launch a value passes through at most h = m + TILE - 1 float additions: a work-item adds its
  * m = ceil(n / global size) elements in any order, then the group adds its TILE values in any
  * order (a tree, or one work-item adding them in turn).  The host's double additions and the
- * reference add 2 (n + groups) 2^-53 sum |x_i|.  Inputs have magnitudes in [0.5, 1) and random
- * signs, so dropping any one element moves the sum by at least 0.5: more than the bound at
- * every correctness size up to 4099 (tests/unit/test_reduce_bound.c). */
+ * reference add 2 (n + groups) 2^-53 sum |x_i|.
+ *
+ * That bound is loose at large n (49 at n = 2^22), loose enough to pass a kernel that drops or
+ * doubles a quarter of the input.  So the inputs are chosen to make every correct sum exact:
+ * multiples of 2^-8 with magnitudes in [0.5, 1) and random signs.  A sum of k of them is a
+ * multiple of 2^-8 below k in magnitude, which a float (24 bits) holds exactly while k <= 2^16;
+ * the largest sum the launch forms is a group's, TILE * m elements.  While TILE * m <= 2^16
+ * (n up to 2^27 at TILE = 256) every order of float additions is exact, the host's double
+ * additions too, and the bound is 0: any element dropped, doubled or read from outside `in`
+ * (a NaN guard) changes the total by at least 0.5 (tests/unit/test_reduce_bound.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +51,8 @@ static double height(int n, int tile)
 
 double kind_reduce_bound(int n, int tile, double abs_sum)
 {
+	if (height(n, tile) - tile + 1 <= 65536.0 / tile)   /* exact: see the top of this file */
+		return 0;
 	double h = height(n, tile), hu = h * U;
 	size_t groups = kind_reduce_groups(n, tile);
 	return hu / (1 - hu) * abs_sum + 2.0 * ((double)n + groups) * UD * abs_sum + 1e-30;
@@ -63,12 +72,13 @@ static void shape(ref_problem *p, int rows, int cols)
 	p->bytes = (double)cols * sizeof(float);
 }
 
-/* magnitude in [0.5, 1), random sign */
+/* a multiple of 2^-8 with magnitude in [0.5, 1), random sign (exact sums: see above) */
 static void draw(ref_problem *p, uint64_t seed)
 {
 	for (size_t i = 0; i < p->in_len[0]; i++) {
 		float r = ref_randf(&seed);
-		p->in[0][i] = r < 0 ? r * 0.5f - 0.5f : r * 0.5f + 0.5f;
+		int k = 128 + (int)(fabsf(r) * 128.0f) % 128;
+		p->in[0][i] = (r < 0 ? -k : k) / 256.0f;
 	}
 }
 
@@ -159,8 +169,13 @@ static double copy_floats(int rows, int cols) { (void)rows; return (double)cols;
 
 const kind kind_reduction = {
 	.name = "reduction",
-	/* 1; below one group; one past a group; a prime; a prime past REDUCE_MAX_GROUPS * 256 */
-	.sizes = { {1, 1}, {1, 255}, {1, 257}, {1, 4099}, {1, 1000003} },
+	/* 1; below one group; one past a group; a prime; then m = 2, 3, 4 and 5 elements per
+	 * work-item (g = REDUCE_MAX_GROUPS * 256 = 524288 work-items): a prime past g; 2g + 351441,
+	 * where a loop that loads 4 per trip guarded by i + 2g < n reads up to in[i + 3g], past the
+	 * end; 3g + 261, where one guarded by i + 3g <= n reads in[n] (and a dropped fourth load
+	 * is more than the last partial group); 5g + 7, where such a loop runs its tail */
+	.sizes = { {1, 1}, {1, 255}, {1, 257}, {1, 4099}, {1, 1000003}, {1, 1400017}, {1, 1573125},
+	           {1, 2621447} },
 	.time_size = {1, 1 << 22},
 	.time_size_gpu = {1, 1 << 26},
 	/* three groups, the last one partial (never a multiple of TILE: lesson_analysis_size) */

@@ -98,19 +98,80 @@ START_TEST(dropped_element_fails)
 }
 END_TEST
 
-/* The bound grows with n and with the magnitudes. */
+/* Up to TILE * m = 2^16 elements per group every sum of the inputs is exact: the bound is 0
+ * (every size the grader uses, up to the GPU's 2^26).  Beyond, Higham's bound, which grows
+ * with n and with the magnitudes: h = ceil(n / global) + TILE - 1 additions. */
 START_TEST(bound_scales)
 {
-	double a = kind_reduce_bound(1000, TILE, 500.0), b = kind_reduce_bound(1000, TILE, 1000.0);
-	ck_assert(fabs(b / a - 2.0) < 1e-9);
-	ck_assert(kind_reduce_bound(1 << 26, TILE, 1.0) > kind_reduce_bound(1 << 20, TILE, 1.0));
-	/* h = ceil(n / global) + TILE - 1 additions: n = 1 -> h = 256 */
-	double u = ldexp(1.0, -24), h = 256;
-	ck_assert(fabs(kind_reduce_bound(1, TILE, 1.0) - (h * u / (1 - h * u) + 4 * ldexp(1.0, -53)))
-	          < 1e-20);
+	ck_assert(kind_reduce_bound(1, TILE, 1.0) == 0);
+	ck_assert(kind_reduce_bound(1 << 22, TILE, 1e6) == 0);
+	ck_assert(kind_reduce_bound(1 << 26, TILE, 1e7) == 0);
+	ck_assert(kind_reduce_bound(1 << 27, TILE, 1e8) == 0);          /* m = 256: 2^16 a group */
+	int big = (1 << 27) + 1;                                          /* m = 257: inexact */
+	double a = kind_reduce_bound(big, TILE, 500.0), b = kind_reduce_bound(big, TILE, 1000.0);
+	ck_assert(a > 0 && fabs(b / a - 2.0) < 1e-9);
+	ck_assert(kind_reduce_bound(1 << 30, TILE, 1.0) > kind_reduce_bound(big, TILE, 1.0));
+	double u = ldexp(1.0, -24), h = 257 + TILE - 1;
+	ck_assert(fabs(kind_reduce_bound(big, TILE, 1.0) - (h * u / (1 - h * u) +
+	          2.0 * ((double)big + 2048) * ldexp(1.0, -53))) < 1e-15);
 	ck_assert_uint_eq(kind_reduce_groups(1, TILE), 1);
 	ck_assert_uint_eq(kind_reduce_groups(257, TILE), 2);
 	ck_assert_uint_eq(kind_reduce_groups(1 << 26, TILE), 2048);
+}
+END_TEST
+
+/* The inputs are multiples of 2^-8 with magnitudes in [0.5, 1), so any order is exact. */
+START_TEST(inputs_make_sums_exact)
+{
+	ref_problem p;
+	setup(&p, 1 << 22, 5);
+	for (size_t i = 0; i < p.in_len[0]; i++) {
+		float a = fabsf(p.in[0][i]) * 256.0f;
+		ck_assert(a >= 128.0f && a < 256.0f && a == floorf(a));
+	}
+	for (int order = 0; order < 4; order++) {
+		float *got = partials(&p, order);
+		ref_result r;
+		ref_compare(&p, got, TILE, &r);
+		ck_assert_msg(r.passed && r.max_rel_error == 0, "order %d: error %g", order,
+		              r.max_rel_error);
+		free(got);
+	}
+	ref_free(&p);
+}
+END_TEST
+
+/* At the CPU's timing size, 8 elements per work-item: one element doubled, or one of the four
+ * loads of an unrolled loop shifted by one, fails (the Higham bound, 49 there, passed both
+ * at some seeds). */
+START_TEST(large_n_mistakes_fail)
+{
+	for (uint64_t seed = 1; seed <= 8; seed++) {
+		ref_problem p;
+		setup(&p, 1 << 22, seed);
+		size_t g = p.out_len * TILE, n = p.in_len[0];
+		float keep = p.in[0][n / 3];
+		p.in[0][n / 3] = 2 * keep;          /* counted twice */
+		float *got = partials(&p, 2);
+		p.in[0][n / 3] = keep;
+		ref_result r;
+		ref_compare(&p, got, TILE, &r);
+		ck_assert_msg(!r.passed, "seed %d: a doubled element passed", (int)seed);
+		free(got);
+		/* in[4g-1] read as in[3g-1] (a shifted load): two elements swapped for others */
+		float *copy = malloc(n * sizeof *copy);
+		memcpy(copy, p.in[0], n * sizeof *copy);
+		p.in[0][4 * g - 1] = copy[3 * g - 1];
+		p.in[0][8 * g - 1] = copy[7 * g - 1];
+		int same = copy[4 * g - 1] + copy[8 * g - 1] == copy[3 * g - 1] + copy[7 * g - 1];
+		got = partials(&p, 0);
+		memcpy(p.in[0], copy, n * sizeof *copy);
+		ref_compare(&p, got, TILE, &r);
+		ck_assert_msg(same || !r.passed, "seed %d: a shifted load passed", (int)seed);
+		free(got);
+		free(copy);
+		ref_free(&p);
+	}
 }
 END_TEST
 
@@ -184,6 +245,8 @@ Suite *reduce_suite(void)
 	tcase_add_test(tc, any_order_passes);
 	tcase_add_test(tc, dropped_element_fails);
 	tcase_add_test(tc, bound_scales);
+	tcase_add_test(tc, inputs_make_sums_exact);
+	tcase_add_test(tc, large_n_mistakes_fail);
 	tcase_add_test(tc, unwritten_partial_fails);
 	tcase_add_test(tc, lost_tail_named);
 	tcase_add_test(tc, strided_conflicts_by_step);
