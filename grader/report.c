@@ -188,8 +188,8 @@ static void text_tiles(FILE *f, const check_report *rep)
 				snprintf(occ[k], sizeof occ[k], "does not launch");
 		}
 		snprintf(ms, sizeof ms, t->timed ? "%.2f" : "-", t->ms);
-		fprintf(f, "  %4d  %7ld  %-23s %-23s %7s  %.3f%s\n", t->tile, t->built ?
-		        (long)t->local_bytes : 2L * t->tile * t->tile * 4, occ[0], occ[1], ms,
+		fprintf(f, "  %4d  %7ld  %-23s %-23s %7s  %.3f%s\n", t->tile,
+		        tile_local_bytes(rep, t->tile), occ[0], occ[1], ms,
 		        4.0 / t->tile, t->built ? (t->correct ? "" : "  wrong result") :
 		        "  (not run on this device)");
 	}

@@ -28,10 +28,20 @@ int tile_registers(const check_report *rep, const occ_profile *p, int *assumed)
 	return p->assumed_registers;
 }
 
+long tile_local_bytes(const check_report *rep, int tile)
+{
+	for (int i = 0; i < rep->child.ntiles; i++) {
+		const check_tile *t = &rep->child.tiles[i];
+		if (t->tile == tile && t->built && t->local_bytes > 0)
+			return (long)t->local_bytes;
+	}
+	return 2L * tile * tile * 4;
+}
+
 occ_result tile_occupancy(const check_report *rep, const occ_profile *p, int tile)
 {
 	int assumed;
-	occ_input in = { .work_group = tile * tile, .local_bytes = 2L * tile * tile * 4,
+	occ_input in = { .work_group = tile * tile, .local_bytes = tile_local_bytes(rep, tile),
 	                 .registers = tile_registers(rep, p, &assumed) };
 	return occ_compute(p, &in);
 }
@@ -218,11 +228,11 @@ static int judge(const check_report *rep, const tile_profile *tp, const char *so
 		occ_result b = tile_occupancy(rep, p, best);
 		snprintf(msg, mlen, "TILE=%ld on %s: %d group%s of %ld work-items per SM = %d of its "
 		         "%d warp slots, %.0f%% occupancy, limited by %s, %.3f global bytes per FLOP; "
-		         "TILE=%d reaches %.0f%% (%d groups, limited by %s) with %.3f", chosen,
+		         "TILE=%d reaches %.0f%% (%d group%s, limited by %s) with %.3f", chosen,
 		         tp->short_name, r.groups_per_cu, r.groups_per_cu == 1 ? "" : "s", chosen * chosen,
 		         r.active_warps, r.max_warps, 100 * r.occupancy, occ_limiter_name(r.limiter),
 		         4.0 / chosen, best, 100 * b.occupancy, b.groups_per_cu,
-		         occ_limiter_name(b.limiter), 4.0 / best);
+		         b.groups_per_cu == 1 ? "" : "s", occ_limiter_name(b.limiter), 4.0 / best);
 		snprintf(try_, tlen, "in the TILE sweep table below, keep the TILEs with the highest %s "
 		         "occupancy, then take the one that loads the fewest bytes per FLOP",
 		         tp->short_name);

@@ -26,8 +26,13 @@ extern const tile_profile tile_profiles[TILE_NPROFILES];
  * the check ran on NVIDIA and p is an NVIDIA profile, else p->assumed_registers (*assumed = 1). */
 int tile_registers(const check_report *rep, const occ_profile *p, int *assumed);
 
-/* Occupancy of the lesson's kernel at TILE = tile on p: a TILE x TILE group holding two
- * TILE x TILE float tiles, at tile_registers(). */
+/* The kernel's __local bytes per group at TILE = tile: what the sweep measured when it built
+ * the kernel at that TILE (check_tile.local_bytes: the runtime's figure or the declarations',
+ * the larger), else two TILE x TILE float tiles. */
+long tile_local_bytes(const check_report *rep, int tile);
+
+/* Occupancy of the lesson's kernel at TILE = tile on p: a TILE x TILE group holding
+ * tile_local_bytes(), at tile_registers(). */
 occ_result tile_occupancy(const check_report *rep, const occ_profile *p, int tile);
 
 /* The right TILE for p among the lesson's sweep: the highest occupancy among the TILEs that

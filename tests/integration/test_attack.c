@@ -66,6 +66,10 @@ static const char *const twice[][3] = {
 	/* right answers inside #ifdef TILE, one as (32): the compiler sees them; it failed with
 	 * "no choice recorded (now: (32))" */
 	{ FX "l4_choice_in_ifdef_parens.cl", "pass", "sm_90: TILE=32" },
+	/* a 40 KiB scratch array beside the tiles: sm_86's answer moves to 32; it passed, the
+	 * occupancy judged with two tiles only */
+	{ FX "l4_big_local_choice.cl", "fail", "TILE=16 on sm_86: 2 groups of 256 work-items per "
+	  "SM = 16 of its 48 warp slots, 33% occupancy, limited by local_memory" },
 };
 
 START_TEST(choice_defined_twice_fails_tile_choice)
