@@ -923,6 +923,12 @@ static void summarize_sites(cJSON *summary, const char *profile, check_analysis 
 		int n = num(p, "n_way");
 		an->local_sites++;
 		an->local_loads += access && strcmp(access, "store") != 0;
+		cJSON *bytes = cJSON_GetObjectItem(s, "bytes");
+		double b = cJSON_IsNumber(bytes) ? bytes->valuedouble : 0;
+		if (access && strcmp(access, "store") == 0)
+			an->local_stored += b;
+		else
+			an->local_loaded += b;
 		if (n <= an->worst.n_way)
 			continue;
 		an->has_worst = 1;
@@ -974,6 +980,7 @@ static void summarize_analysis(const check_opts *o, check_report *rep)
 	an->global_stored = cJSON_IsNumber(cJSON_GetObjectItem(gb, "stored")) ?
 	                    cJSON_GetObjectItem(gb, "stored")->valuedouble : 0;
 	an->loaded_per_unit = an->global_loaded / k->traffic_units(as.rows, as.cols);
+	an->rows = as.rows, an->cols = as.cols;
 }
 
 /* ---- occupancy, for the report ------------------------------------------------------------ */

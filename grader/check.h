@@ -161,6 +161,8 @@ typedef struct check_analysis {
 	int local_sites, local_loads;   /* __local sites, and those that load                  */
 	double global_loaded, global_stored; /* bytes, at the kind's analysis size             */
 	double loaded_per_unit;   /* global bytes loaded per work unit of the kind (kind.h)     */
+	int rows, cols;           /* the first run's size, where those bytes were counted       */
+	double local_loaded, local_stored; /* __local bytes, every work-item of every run     */
 	int has_worst;            /* a __local site exists: worst is the most conflicted        */
 	check_site worst;
 } check_analysis;

@@ -401,7 +401,10 @@ static void eval_local(const check_opts *o, check_report *rep)
 		set(c, CRIT_FAIL, try_, "the kernel uses no __local memory (%zu bytes per work-group)",
 		    ch->local_bytes);
 	else if (loads > 0 && o->l->kind->token_local &&
-	         o->l->kind->token_local(rep->an.loaded_per_unit, o->l->tile, msg, sizeof msg, &token_try))
+	         o->l->kind->token_local(&(kind_traffic){ rep->an.rows, rep->an.cols, o->l->tile,
+	                                                 rep->an.loaded_per_unit, rep->an.local_loaded,
+	                                                 rep->an.local_stored },
+	                                 msg, sizeof msg, &token_try))
 		set(c, CRIT_FAIL, token_try, "%s", msg);   /* a token __local round trip is not tiling */
 	else
 		set(c, CRIT_PASS, NULL, "%zu bytes of __local memory per work-group (from %s)%s",

@@ -25,6 +25,14 @@ typedef struct lesson_size { int rows, cols; } lesson_size;
 
 struct ref_problem;
 
+/* What the Oclgrind analysis measured at its first size, rows x cols at TILE = tile, for a
+ * kind's token_local. */
+typedef struct kind_traffic {
+	int rows, cols, tile;
+	double global_per_unit;               /* global bytes loaded per work unit (traffic_units) */
+	double local_loaded, local_stored;    /* __local bytes loaded and stored, every work-item */
+} kind_traffic;
+
 typedef struct kind {
 	const char *name;                     /* "matmul": for messages and tests             */
 
@@ -89,9 +97,10 @@ typedef struct kind {
 	const char *traffic_text;             /* text line (printf of the per-unit value), or NULL */
 
 	/* ---- criteria ---- */
-	/* Given the global bytes loaded per unit under Oclgrind, is __local only a token (the
-	 * kernel still loads as the naive one does)?  Writes the finding and returns 1.  May be NULL. */
-	int (*token_local)(double per_unit, int tile, char *msg, size_t len, const char **try_);
+	/* Given what the analysis measured (kind_traffic), is __local only a token (the kernel
+	 * still loads as the naive one does, or its values do not go through __local)?  Writes the
+	 * finding and returns 1.  May be NULL. */
+	int (*token_local)(const kind_traffic *t, char *msg, size_t len, const char **try_);
 	/* When a non-square multiple of TILE is wrong while the square sizes are right (rows and
 	 * cols mixed up): the remark and the try; NULL when the kind has no such mix-up. */
 	const char *mixup_msg, *mixup_try;

@@ -88,8 +88,10 @@ static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
 
 static double work(int rows, int cols) { (void)cols; return 2.0 * rows * (double)rows * rows; }
 
-static int token_local(double per_flop, int tile, char *msg, size_t len, const char **try_)
+static int token_local(const kind_traffic *t, char *msg, size_t len, const char **try_)
 {
+	double per_flop = t->global_per_unit;
+	int tile = t->tile;
 	if (per_flop <= 8.0 / tile)
 		return 0;
 	*try_ = "each element of A and B should come from global memory once per tile and then be "

@@ -160,6 +160,25 @@ static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
 
 static int group_size(int tile) { return tile; }
 
+/* The group's values go through __local memory: to add TILE values, every value but one per
+ * group must be read from there (a tree reads more, one work-item adding them in turn reads
+ * exactly that).  At the analysis size a work-item holds at most one element, so n - groups
+ * values; a kernel that adds from global memory and keeps a token in __local reads fewer. */
+static int token_local(const kind_traffic *t, char *msg, size_t len, const char **try_)
+{
+	size_t groups = kind_reduce_groups(t->cols, t->tile);
+	double need = ((double)t->cols - (double)groups) * sizeof(float);
+	if (t->local_loaded >= need)
+		return 0;
+	*try_ = "store each work-item's value in a __local array, barrier, then add the group's "
+	        "values from there (a tree, halving the active work-items each step)";
+	snprintf(msg, len, "the kernel reads %.0f values from __local memory at n=%d, fewer than "
+	         "the %.0f a group sum needs (every value but one per group): the group's values do "
+	         "not go through __local memory, it holds only a token", t->local_loaded / 4,
+	         t->cols, need / 4);
+	return 1;
+}
+
 /* bytes a perfect kernel reads: every element once */
 static double work(int rows, int cols) { (void)rows; return (double)cols * sizeof(float); }
 
@@ -198,6 +217,7 @@ const kind kind_reduction = {
 	.copy_floats = copy_floats,
 	.traffic_key = "bytes_loaded_per_element",
 	.traffic_units = elements,
+	.token_local = token_local,
 	.cpu_speed_note = "the sum is bound by the CPU's memory bandwidth, and the tree's barriers "
 	                  "in __local memory (ordinary cached RAM there) cost more than they save",
 };

@@ -1015,6 +1015,7 @@ local_site_json(const trace *t, const entry *e)
 	site_head(t, e, o);
 	cJSON_AddNumberToObject(o, "instructions", (double)e->prof[0].instructions);
 	cJSON_AddNumberToObject(o, "accesses", (double)e->accesses);
+	cJSON_AddNumberToObject(o, "bytes", (double)e->bytes);
 	for (int pi = 0; pi < np; pi++) {
 		const profile_stat *ps = &e->prof[pi];
 		cJSON *p = cJSON_CreateObject();

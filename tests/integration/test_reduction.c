@@ -79,6 +79,7 @@ static const struct { const char *file, *crit, *says, *extra; } steps[] = {
 	{ FX "l5_dup_a2.cl", "correct", "some elements are missing or counted twice", "--no-analysis" },
 	{ FX "l5_harris4_two_loads.cl", "correct", "some elements are missing or counted twice",
 	  "--no-analysis" },
+	{ FX "l5_token_local_serial.cl", "uses_local_memory", "fewer than the", NULL },
 };
 
 START_TEST(wrong_step_fails)
