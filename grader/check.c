@@ -507,6 +507,31 @@ static void trace_file(const char *dir, int i, char *buf, size_t len)
 /* Every planned run on Oclgrind, one after another in this one child: each writes its own
  * summary (CLTRACE_OUT) and names the problem's extent (CLTRACE_EXTENT: dimension 0 walks
  * cols, dimension 1 rows) so that only work-groups wholly inside it are priced. */
+/* The analysed launch computed the right answer?  A kernel that skips its work, or does it
+ * differently, only at the analysis size would otherwise show the checkers a kernel that is
+ * not the one graded.  Writes "wrong-<i>.txt" into dir with the pattern when it did not. */
+static void verify_analysed(clrun *cl, const clrun_bufs *b, const ref_problem *p,
+                            const check_analysis_run *ar, const char *dir, int i)
+{
+	float *out = malloc((p->out_len ? p->out_len : 1) * sizeof *out);
+	check_run run = { .rows = ar->rows, .cols = ar->cols, .tile = ar->tile };
+	char path[4300];
+	if (!out)
+		return;
+	run.err = clrun_read_output(cl, b, out);
+	if (run.err == CL_SUCCESS && p->expect)
+		ref_compare(p, out, ar->tile, &run.cmp);
+	if (run.err == CL_SUCCESS && p->expect && !run.cmp.passed) {
+		snprintf(path, sizeof path, "%s/wrong-%d.txt", dir, i);
+		FILE *f = fopen(path, "w");
+		if (f) {
+			fprintf(f, "%s", run.cmp.pattern);
+			fclose(f);
+		}
+	}
+	free(out);
+}
+
 static int analysis_main(void *arg)
 {
 	const child_ctx *c = arg;
@@ -570,6 +595,8 @@ static int analysis_main(void *arg)
 		if (e == CL_SUCCESS)
 			e = clrun_launch(&cl, k, &b, ar->tile, NULL);
 		clFinish(cl.queue);
+		if (e == CL_SUCCESS && !c->unoptimised)
+			verify_analysed(&cl, &b, &p, ar, c->trace_out, i);
 		clrun_release(&b);
 		clReleaseKernel(k);
 		clReleaseProgram(prog);
@@ -788,6 +815,17 @@ static void analysis_finish(check_report *rep, analysis *a)
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind's uninitialised-value "
 		         "checker failed on this kernel (an Oclgrind limitation), so reads of "
 		         "uninitialised memory were not checked");
+	}
+	for (int i = 0; i < rep->nanalyses && !rep->analysis_wrong[0]; i++) {
+		char path[4300];
+		snprintf(path, sizeof path, "%s/wrong-%d.txt", a->dir, i);
+		FILE *f = fopen(path, "r");
+		size_t n = f ? fread(rep->analysis_wrong, 1, sizeof rep->analysis_wrong - 1, f) : 0;
+		if (f)
+			fclose(f);
+		rep->analysis_wrong[n] = '\0';
+		rep->analysis_wrong_at = i;
+		unlink(path);
 	}
 	cJSON *complete = cJSON_GetObjectItem(rep->analysis, "complete");
 	int exited = st.end == SANDBOX_EXITED;

@@ -222,6 +222,9 @@ typedef struct check_report {
 	                             start, out of memory, its own time limit on a kernel that
 	                             runs fine): criteria that need it not_checked, exit 2 */
 	char analysis_failure[160];
+	char analysis_wrong[320];  /* the analysed launch's result was wrong: the pattern ("" when
+	                              right); at rep->analyses[analysis_wrong_at]               */
+	int analysis_wrong_at;
 	int work_group;           /* work-items per group at the lesson's TILE (the kind's geometry) */
 	int nocc;                 /* occupancy of the kernel per profile (kernel_found only)      */
 	check_occ occ[CHECK_MAX_OCC];

@@ -369,6 +369,16 @@ void clrun_copy_close(clrun_copy *c)
 	memset(c, 0, sizeof *c);
 }
 
+cl_int clrun_read_output(clrun *r, const clrun_bufs *b, float *out)
+{
+	int o = b->n - 1;
+	if (o < 0)
+		return CL_INVALID_VALUE;
+	return b->len[o] ? clEnqueueReadBuffer(r->queue, b->view[o], CL_TRUE, 0,
+	                                       b->len[o] * sizeof(float), out, 0, NULL, NULL)
+	                 : CL_SUCCESS;
+}
+
 cl_int clrun_download(clrun *r, const clrun_bufs *b, float *out, int *violations,
                       char *msg, size_t msglen)
 {

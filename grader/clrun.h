@@ -85,6 +85,9 @@ void clrun_copy_close(clrun_copy *c);
 cl_int clrun_download(clrun *r, const clrun_bufs *b, float *out, int *violations,
                       char *msg, size_t msglen);
 
+/* The output's payload into out (b->len of the output floats), guarded buffers or plain. */
+cl_int clrun_read_output(clrun *r, const clrun_bufs *b, float *out);
+
 /* Local memory the kernel uses (CL_KERNEL_LOCAL_MEM_SIZE) and its max work-group size. */
 void clrun_kernel_info(clrun *r, cl_kernel k, size_t *local_bytes, size_t *max_wg);
 

@@ -206,6 +206,17 @@ static void eval_correct(const check_opts *o, check_report *rep)
 			    o->l->tile, ch->tiles[i].tile);
 			return;
 		}
+	int findings = 0;   /* a race or a bad access under Oclgrind explains a wrong result there */
+	for (int k = 0; k < FIND_KINDS; k++)
+		findings += rep->an.nfind[k];
+	if (rep->analysis_wrong[0] && !findings) {
+		const check_analysis_run *ar = &rep->analyses[rep->analysis_wrong_at];
+		set(c, CRIT_FAIL, "the kernel must compute the same thing at every size: look for a "
+		    "condition on the size arguments that changes what it does", "wrong at %dx%d, the "
+		    "size the Oclgrind analysis ran at (seed %llu), though right at every other size: "
+		    "%s", ar->rows, ar->cols, (unsigned long long)o->seed, rep->analysis_wrong);
+		return;
+	}
 	const check_run *unfinished = NULL;
 	for (int i = 0; i < ch->nruns && !unfinished; i++)
 		if (!ch->runs[i].done)
