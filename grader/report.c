@@ -216,14 +216,36 @@ static int in_code(const char *text, int i)
 	return ticks % 2;
 }
 
+/* The Unicode direction controls (UTF-8, 3 bytes: E2 80 8E/8F/AA..AE, E2 81 A6..A9) and
+ * ARABIC LETTER MARK (D8 9C, 2 bytes): the bytes of one at s, else 0. */
+static int bidi_len(const unsigned char *s, size_t left)
+{
+	if (left >= 3 && s[0] == 0xe2 && s[1] == 0x80 &&
+	    (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae)))
+		return 3;
+	if (left >= 3 && s[0] == 0xe2 && s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)
+		return 3;
+	if (left >= 2 && s[0] == 0xd8 && s[1] == 0x9c)
+		return 2;
+	return 0;
+}
+
 /* Write n bytes of student text (file names, source lines in build logs, messages that quote
  * them) so that it cannot drive the terminal: C0 and C1 control characters and DEL come out
- * as \xNN, so no escape sequence from a kernel file can recolour, move or forge the report. */
+ * as \xNN, so no escape sequence from a kernel file can recolour, move or forge the report;
+ * Unicode direction controls as \u{NNNN}, so none can reorder what the report shows. */
 static void put_text(FILE *f, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n && s[i]; i++) {
 		unsigned char c = (unsigned char)s[i];
-		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+		int b = bidi_len((const unsigned char *)s + i, n - i);
+		if (b) {
+			const unsigned char *u = (const unsigned char *)s + i;
+			unsigned cp = b == 2 ? ((u[0] & 0x1fu) << 6) | (u[1] & 0x3fu)
+			                     : ((u[0] & 0x0fu) << 12) | ((u[1] & 0x3fu) << 6) | (u[2] & 0x3fu);
+			fprintf(f, "\\u{%04X}", cp);
+			i += (size_t)b - 1;
+		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
 			fprintf(f, "\\x%02x", c);
 		else if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
 		         (unsigned char)s[i + 1] <= 0x9f)

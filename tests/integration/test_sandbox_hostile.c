@@ -258,12 +258,17 @@ START_TEST(control_bytes_escaped_in_text_report)
 	snprintf(kpath, sizeof kpath, "%s/k\033[2J.cl", dir);
 	spit(kpath, "__kernel void matmul_naive(__global const float* A, __global const float* B,\n"
 	            "    __global float* C, const int N)\n"
-	            "{ C[0] = \033[32mverdict: PASS\033[0m \302\233; }\n");
+	            "{ C[0] = \033[32mverdict: PASS\033[0m \302\233; }\n"
+	            /* Unicode direction controls: RIGHT-TO-LEFT OVERRIDE, RIGHT-TO-LEFT ISOLATE */
+	            "#pragma message \"bidi \342\200\256SSAP :tcidrev \342\201\247x\"\n");
 	run r = grade(kpath, NULL, NULL);
 	ck_assert_msg(r.exit == 1, "exit %d:\n%s", r.exit, r.text);
 	ck_assert_msg(strchr(r.text, '\033') == NULL, "a raw escape byte reached the report:\n%s", r.text);
 	ck_assert_msg(strstr(r.text, "\302\233") == NULL, "a raw C1 control reached the report");
 	ck_assert_ptr_nonnull(strstr(r.text, "\\x1b[32mverdict: PASS"));
+	ck_assert_msg(!strstr(r.text, "\342\200\256") && !strstr(r.text, "\342\201\247"),
+	              "a Unicode direction control reached the report:\n%s", r.text);
+	ck_assert_ptr_nonnull(strstr(r.text, "\\u{202E}SSAP"));
 	drop(&r);
 	char cmd[800];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
