@@ -666,12 +666,16 @@ static double mono(void)
 static void analysis_plan(const check_opts *o, const char *source, check_report *rep)
 {
 	const lesson *l = o->l;
-	lesson_size s = lesson_analysis_size(l, o->seed);
-	rep->analyses[rep->nanalyses++] = (check_analysis_run){ s.rows, s.cols, l->tile, 0 };
+	check_analysis_run *r = &rep->analyses[rep->nanalyses++];
+	lesson_size s = lesson_analysis_size_at(l, o->seed, l->tile, &r->lo, &r->hi);
+	r->rows = s.rows, r->cols = s.cols, r->tile = l->tile, r->banks_only = 0;
 	int chosen = l->tiles[0] ? tile_chosen(rep, source) : 0;
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i] && chosen != l->tile; i++)
-		if (l->tiles[i] == chosen)
-			rep->analyses[rep->nanalyses++] = (check_analysis_run){ s.rows, s.cols, chosen, 1 };
+		if (l->tiles[i] == chosen) {
+			r = &rep->analyses[rep->nanalyses++];
+			s = lesson_analysis_size_at(l, o->seed, chosen, &r->lo, &r->hi);
+			r->rows = s.rows, r->cols = s.cols, r->tile = chosen, r->banks_only = 1;
+		}
 }
 
 /* Start the analysis child, or say in rep->analysis_note why there is none. */

@@ -17,7 +17,10 @@ enum { CHECK_MAX_RUNS = 12, CHECK_MAX_ANALYSES = 4 };
 /* One run of the Oclgrind analysis: a size (lesson_analysis_size) at a TILE.  A banks-only
  * run (the student's chosen TILE in lesson 4) leaves Oclgrind's race and uninitialised-value
  * checkers off, which halves its cost; out-of-bounds accesses are still found. */
-typedef struct check_analysis_run { int rows, cols, tile, banks_only; } check_analysis_run;
+typedef struct check_analysis_run {
+	int rows, cols, tile, banks_only;
+	lesson_size lo, hi;       /* the range the size was drawn from (lesson_analysis_size_at) */
+} check_analysis_run;
 
 typedef struct check_opts {
 	const lesson *l;

@@ -92,7 +92,30 @@ static int draw(const lesson *l, int lo, int hi, uint64_t r)
 
 lesson_size lesson_analysis_size(const lesson *l, uint64_t seed)
 {
+	return lesson_analysis_size_at(l, seed, l->tile, NULL, NULL);
+}
+
+/* A dimension of the range that does not exceed one tile moves up to (tile, 2 tile): a group
+ * wholly inside the problem must exist at this TILE too. */
+static void range_at(int tile, int *lo, int *hi)
+{
+	if (*lo > 1 && *lo <= tile) {
+		*lo = tile + 1;
+		if (*hi < 2 * tile - 1)
+			*hi = 2 * tile - 1;
+	}
+}
+
+lesson_size lesson_analysis_size_at(const lesson *l, uint64_t seed, int tile,
+                                    lesson_size *range_lo, lesson_size *range_hi)
+{
 	lesson_size lo = l->kind->analysis_lo, hi = l->kind->analysis_hi, s;
+	range_at(tile, &lo.rows, &hi.rows);
+	range_at(tile, &lo.cols, &hi.cols);
+	if (range_lo)
+		*range_lo = lo;
+	if (range_hi)
+		*range_hi = hi;
 	s.rows = draw(l, lo.rows, hi.rows, mix(seed));
 	s.cols = lo.rows == lo.cols && hi.rows == hi.cols ? s.rows
 	         : draw(l, lo.cols, hi.cols, mix(seed ^ UINT64_C(0x5DEECE66D)));

@@ -48,6 +48,13 @@ const lesson *lesson_find(const char *key);
  * (lo and hi both square) gives a square size. */
 lesson_size lesson_analysis_size(const lesson *l, uint64_t seed);
 
+/* The same for a run at another TILE (lesson 4's chosen TILE): where the kind's range does not
+ * exceed that TILE in a dimension, the range there is (tile, 2 tile) instead, so that a
+ * work-group wholly inside the problem exists.  *range_lo, *range_hi (may be NULL): the
+ * range drawn from. */
+lesson_size lesson_analysis_size_at(const lesson *l, uint64_t seed, int tile,
+                                    lesson_size *range_lo, lesson_size *range_hi);
+
 /* Criterion id string ("memory_safe") and back (-1 when unknown). */
 const char *lesson_crit_id(lesson_crit c);
 int lesson_crit_parse(const char *id);

@@ -133,10 +133,14 @@ static void text_analysis_sizes(FILE *f, const check_report *rep)
 	for (int i = 0; i < rep->nanalyses; i++)
 		fprintf(f, "%s %dx%d (TILE=%d)", i ? "," : "", rep->analyses[i].rows,
 		        rep->analyses[i].cols, rep->analyses[i].tile);
-	fprintf(f, "%s: drawn from seed %llu within %dx%d..%dx%d, never a multiple of TILE, "
-	        "so edge work-items exist%s\n", C_DIM, (unsigned long long)rep->opts.seed,
-	        l->kind->analysis_lo.rows, l->kind->analysis_lo.cols, l->kind->analysis_hi.rows,
-	        l->kind->analysis_hi.cols, C_END);
+	fprintf(f, "%s: drawn from seed %llu within %dx%d..%dx%d", C_DIM,
+	        (unsigned long long)rep->opts.seed, rep->analyses[0].lo.rows, rep->analyses[0].lo.cols,
+	        rep->analyses[0].hi.rows, rep->analyses[0].hi.cols);
+	for (int i = 1; i < rep->nanalyses; i++)
+		fprintf(f, " (%dx%d..%dx%d at TILE=%d)", rep->analyses[i].lo.rows, rep->analyses[i].lo.cols,
+		        rep->analyses[i].hi.rows, rep->analyses[i].hi.cols, rep->analyses[i].tile);
+	fprintf(f, ", never a multiple of TILE, so edge work-items exist%s\n", C_END);
+	(void)l;
 }
 
 static void text_occupancy(FILE *f, const check_report *rep)
@@ -506,6 +510,8 @@ static void json_analysis(cJSON *root, const check_report *rep)
 		cJSON_AddNumberToObject(o, "rows", rep->analyses[i].rows);
 		cJSON_AddNumberToObject(o, "cols", rep->analyses[i].cols);
 		cJSON_AddNumberToObject(o, "tile", rep->analyses[i].tile);
+		cJSON_AddItemToObject(o, "range_lo", size_pair(rep->analyses[i].lo.rows, rep->analyses[i].lo.cols));
+		cJSON_AddItemToObject(o, "range_hi", size_pair(rep->analyses[i].hi.rows, rep->analyses[i].hi.cols));
 		cJSON_AddItemToArray(sizes, o);
 	}
 	cJSON_AddItemToObject(a, "range_lo", size_pair(l->kind->analysis_lo.rows, l->kind->analysis_lo.cols));
