@@ -106,9 +106,16 @@ static int screen_source(const char *path, off_t size, char *problem, size_t len
 		         (long long)size);
 		return -1;
 	}
-	FILE *f = fopen(path, "rb");
+	/* one open, never through a link, never a FIFO's blocking open: the entry may have been
+	 * swapped since it was listed */
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	struct stat st;
+	FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		snprintf(problem, len, "cannot be read by the grader (%s)", strerror(errno));
+		snprintf(problem, len, "cannot be read by the grader (%s)", fd >= 0 ?
+		         "not a regular file any more" : strerror(errno));
+		if (fd >= 0)
+			close(fd);
 		return -1;
 	}
 	char buf[4096];
@@ -446,8 +453,10 @@ static int grade_one(const batch *b, const submission *s)
 		return 2;
 	}
 	check_opts o = b->o;
+	char real[8400];
+	snprintf(real, sizeof real, "%s/%s", b->within, s->rel);
 	o.kernel = s->path;
-	o.within = b->within[0] ? b->within : NULL;
+	o.within = b->within[0] ? real : NULL;
 	check_report rep;
 	char gpath[4400];
 	int rc = check_lesson(&o, &rep);
@@ -739,7 +748,7 @@ static int summarise(const batch *b, class_summary *cs)
 	char path[4300], tmp[4400];
 	snprintf(path, sizeof path, "%s/grades.csv", b->out);
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *csv = fopen(tmp, "w");
+	FILE *csv = report_create(tmp);
 	if (!csv)
 		return -1;
 	cJSON *all = cJSON_CreateArray();
@@ -879,6 +888,15 @@ static int parse_args(int argc, char **argv, batch *b)
 	return 0;
 }
 
+/* An output folder another user owns or can write in (no sticky bit saves it: the files are
+ * ours to replace): 1. */
+static int out_unsafe(const char *dir)
+{
+	struct stat st;
+	return lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	       (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+}
+
 int batch_main(int argc, char **argv)
 {
 	/* fresh_cache: no PoCL cache two students' kernels could share */
@@ -908,6 +926,14 @@ int batch_main(int argc, char **argv)
 		return 2;
 	}
 	b.subs = list.v;
+	const char *unsafe = out_unsafe(b.out) ? b.out : out_unsafe(gs) ? gs : NULL;
+	if (unsafe) {
+		fprintf(stderr, "clgrade batch: %s belongs to another user or other users can write in "
+		        "it: they could plant links there or edit the grades; use an output folder only "
+		        "you can write (chmod go-w, or another --out)\n", unsafe);
+		free(list.v);
+		return 2;
+	}
 	/* what a kept report must have been graded with: the grader itself and every option */
 	char self[17] = "";
 	batch_hash_file("/proc/self/exe", self);

@@ -811,6 +811,11 @@ static void analysis_finish(check_report *rep, analysis *a)
 		 * without it, within what is left of the analysis' own time limit, rather than
 		 * lose races, bounds and banks too */
 		cJSON_Delete(rep->analysis);
+		for (int i = 0; i < rep->nanalyses; i++) {   /* the aborted run's verdicts go with it */
+			char stale[4300];
+			snprintf(stale, sizeof stale, "%s/wrong-%d.txt", a->dir, i);
+			unlink(stale);
+		}
 		a->c.no_uninit = 1;
 		a->lim.timeout_s = left;
 		sandbox_run(analysis_main, &a->c, &a->lim, &st);
@@ -1096,17 +1101,16 @@ unsigned long long check_hash(unsigned long long h, const void *p, size_t n)
 	return h;
 }
 
-/* The file behind fd lies inside folder dir (a real path)? */
-static int fd_within(int fd, const char *dir)
+/* The file behind fd is the one at the real path want (not reached through a link)? */
+static int fd_is(int fd, const char *want)
 {
 	char link[64], real[PATH_MAX];
 	snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
 	ssize_t n = readlink(link, real, sizeof real - 1);
-	size_t k = strlen(dir);
 	if (n <= 0)
 		return 0;
 	real[n] = '\0';
-	return strncmp(real, dir, k) == 0 && real[k] == '/';
+	return strcmp(real, want) == 0;
 }
 
 static char *read_source(const check_opts *o, char *err, size_t errlen, char *refused,
@@ -1117,9 +1121,11 @@ static char *read_source(const check_opts *o, char *err, size_t errlen, char *re
 	/* one open, then everything from that descriptor: no second look at the path */
 	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | (o->within ? O_NOFOLLOW : 0));
 	int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (ok && o->within && !fd_within(fd, o->within)) {
-		snprintf(err, errlen, "%s was not graded: when the grader opened it, it was no longer a "
-		         "file inside the submissions folder (replaced by a link, or moved)", path);
+	if (ok && o->within && (!fd_is(fd, o->within) || st.st_nlink != 1)) {
+		snprintf(err, errlen, "%s was not graded: %s", path, st.st_nlink != 1 ?
+		         "it has more than one name (a hard link could name any file): copy it instead" :
+		         "when the grader opened it, it was no longer the file it listed (a folder on "
+		         "its path replaced by a link, or moved)");
 		close(fd);
 		return NULL;
 	}

@@ -34,10 +34,12 @@ typedef struct check_opts {
 	size_t local_mem;         /* grade as if the device had this much __local memory (0: its own) */
 	int fresh_cache;          /* PoCL's kernel cache in the check's private folder, not build/ (batch:
 	                             no cache two students' kernels share) */
-	const char *within;       /* batch: the real path of the submissions folder.  The file is
-	                             then opened without following a link, and must be a regular
-	                             file inside it when opened (a submission swapped for a link
-	                             while the batch runs is refused, never read) */
+	const char *within;       /* batch: the real path the file must have (the submissions
+	                             folder's real path / the entry).  The file is then opened
+	                             without following a link, and must be a regular file with one
+	                             name, at exactly that real path when opened (a submission or a
+	                             folder on its path swapped for a link while the batch runs, or
+	                             a hard link, is refused, never read) */
 } check_opts;
 
 /* FNV-1a, 64 bits, over n bytes, continuing from h (start with CHECK_HASH_INIT): the

@@ -160,22 +160,23 @@ static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
 
 static int group_size(int tile) { return tile; }
 
-/* The group's values go through __local memory: to add TILE values, every value but one per
- * group must be read from there (a tree reads more, one work-item adding them in turn reads
- * exactly that).  At the analysis size a work-item holds at most one element, so n - groups
- * values; a kernel that adds from global memory and keeps a token in __local reads fewer. */
+/* The group's values go through __local memory.  A tree over TILE values reads TILE - 1 or
+ * more from there, one work-item adding them in turn TILE; a group that first adds pairs in
+ * registers and runs the tree over TILE / 2 values reads TILE / 2 - 1 (the tree's partner
+ * reads, the running sum kept in a register).  So each full group of the analysis size must
+ * read at least TILE / 4 values from __local; a kernel that adds from global memory and keeps
+ * a token in __local reads one or two. */
 static int token_local(const kind_traffic *t, char *msg, size_t len, const char **try_)
 {
-	size_t groups = kind_reduce_groups(t->cols, t->tile);
-	double need = ((double)t->cols - (double)groups) * sizeof(float);
+	double need = (double)(t->cols / t->tile) * (t->tile / 4) * sizeof(float);
 	if (t->local_loaded >= need)
 		return 0;
 	*try_ = "store each work-item's value in a __local array, barrier, then add the group's "
 	        "values from there (a tree, halving the active work-items each step)";
 	snprintf(msg, len, "the kernel reads %.0f values from __local memory at n=%d, fewer than "
-	         "the %.0f a group sum needs (every value but one per group): the group's values do "
-	         "not go through __local memory, it holds only a token", t->local_loaded / 4,
-	         t->cols, need / 4);
+	         "%.0f (a quarter of each full group's %d values): the group's values do not go "
+	         "through __local memory, it holds only a token", t->local_loaded / 4, t->cols,
+	         need / 4, t->tile);
 	return 1;
 }
 
@@ -195,7 +196,9 @@ const kind kind_reduction = {
 	 * is more than the last partial group); 5g + 7, where such a loop runs its tail */
 	.sizes = { {1, 1}, {1, 255}, {1, 257}, {1, 4099}, {1, 1000003}, {1, 1400017}, {1, 1573125},
 	           {1, 2621447} },
-	.time_size = {1, 1 << 22},
+	/* 2^22 + 261: 9 elements per work-item, so a loop that stops after 8 drops some (a checked
+	 * size too), and more than the last partial group */
+	.time_size = {1, (1 << 22) + 261},
 	.time_size_gpu = {1, 1 << 26},
 	/* three groups, the last one partial (never a multiple of TILE: lesson_analysis_size) */
 	.analysis_lo = {1, 513}, .analysis_hi = {1, 767},

@@ -1,6 +1,7 @@
 /* report.c — render a check_report as terminal text and as JSON (report.h). */
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -767,12 +768,22 @@ cJSON *report_gradescope(const check_report *rep)
 	return root;
 }
 
+FILE *report_create(const char *path)
+{
+	unlink(path);   /* whatever is there, a planted link too: the link goes, not its target */
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f && fd >= 0)
+		close(fd);
+	return f;
+}
+
 int report_write(cJSON *j, const char *path)
 {
 	char *s = cJSON_Print(j);
 	char tmp[4200];
 	snprintf(tmp, sizeof tmp, "%s.tmp", path);
-	FILE *f = s ? fopen(tmp, "w") : NULL;
+	FILE *f = s ? report_create(tmp) : NULL;
 	int rc = f && fputs(s, f) >= 0 && fputc('\n', f) != EOF ? 0 : -1;
 	if (f && fclose(f) != 0)
 		rc = -1;

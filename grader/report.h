@@ -16,6 +16,9 @@ cJSON *report_json(const check_report *rep);
 int report_write_json(const check_report *rep, const char *path);
 /* Write any JSON tree to path the same way; 0 on success. */
 int report_write(cJSON *j, const char *path);
+/* A new file at path for writing: whatever was there (a planted link too) is removed first, and
+ * the file is created, never opened through a link; NULL with errno on failure. */
+FILE *report_create(const char *path);
 /* Gradescope's results.json for this check: one test per criterion (1 point each). */
 cJSON *report_gradescope(const check_report *rep);
 /* Criteria passed into *score; returns the maximum: criteria not left unchecked by the
