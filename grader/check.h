@@ -179,6 +179,16 @@ typedef struct check_analysis {
  * over rows needs 16-32 sectors per request, 3-8x its ideal.  The criterion `coalesced`
  * (criteria.c) and the report's marks (report.c) use it.  GUIDE.md "coalesced". */
 #define CHECK_COALESCE_MARGIN 2.0
+/* ... and by at least this many sectors per request: a load whose warp reads a few broadcast
+ * words (a flat index whose warp spans 3 rows of A: 3 sectors where 1.2 would do) is not the
+ * stride the criterion is about. */
+#define CHECK_COALESCE_SLACK 2.0
+
+/* Is a global access of spr sectors per request, ideal ideal, uncoalesced? */
+static inline int check_uncoalesced(double spr, double ideal)
+{
+	return spr > CHECK_COALESCE_MARGIN * ideal && spr > ideal + CHECK_COALESCE_SLACK;
+}
 
 typedef struct check_crit {
 	lesson_crit id;

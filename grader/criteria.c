@@ -470,18 +470,23 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 
 #define COALESCE_MARGIN CHECK_COALESCE_MARGIN
 
-/* The global site with the largest sectors/ideal ratio; *ratio = that ratio. */
-static cJSON *worst_global(const check_report *rep, double *ratio)
+/* The global site with the largest sectors/ideal ratio among the uncoalesced ones
+ * (check_uncoalesced), else among all; *ratio = that ratio, *bad = it is uncoalesced. */
+static cJSON *worst_global(const check_report *rep, double *ratio, int *bad)
 {
 	cJSON *s, *worst = NULL, *sites = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "global_sites") : NULL;
-	*ratio = 0;
+	*ratio = 0, *bad = 0;
 	cJSON_ArrayForEach(s, sites) {
 		cJSON *sec = cJSON_GetObjectItem(s, "sectors"), *id = cJSON_GetObjectItem(s, "ideal_sectors");
-		if (!cJSON_IsNumber(sec) || !cJSON_IsNumber(id) || id->valuedouble <= 0)
+		cJSON *req = cJSON_GetObjectItem(s, "requests");
+		if (!cJSON_IsNumber(sec) || !cJSON_IsNumber(id) || id->valuedouble <= 0 ||
+		    !cJSON_IsNumber(req) || req->valuedouble <= 0)
 			continue;
 		double r = sec->valuedouble / id->valuedouble;
-		if (r > *ratio)
-			*ratio = r, worst = s;
+		int u = check_uncoalesced(sec->valuedouble / req->valuedouble,
+		                          id->valuedouble / req->valuedouble);
+		if ((u && !*bad) || (u == *bad && r > *ratio))
+			*ratio = r, worst = s, *bad = u;
 	}
 	return worst;
 }
@@ -490,8 +495,9 @@ static void eval_coalesced(const check_opts *o, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_COALESCED);
 	double ratio;
-	cJSON *w = worst_global(rep, &ratio);
-	if (rep->analysis_failed && ratio <= COALESCE_MARGIN) {
+	int bad;
+	cJSON *w = worst_global(rep, &ratio, &bad);
+	if (rep->analysis_failed && !bad) {
 		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
 		return;
 	}
@@ -510,17 +516,19 @@ static void eval_coalesced(const check_opts *o, check_report *rep)
 	const char *var = cJSON_GetStringValue(cJSON_GetObjectItem(w, "variable"));
 	const char *acc = cJSON_GetStringValue(cJSON_GetObjectItem(w, "access"));
 	int line = cJSON_GetObjectItem(w, "line")->valueint, col = cJSON_GetObjectItem(w, "column")->valueint;
-	if (ratio > COALESCE_MARGIN)
+	if (bad)
 		set(c, CRIT_FAIL, o->l->kind->coalesce_try ? o->l->kind->coalesce_try :
 		    "make consecutive get_local_id(0) touch consecutive addresses in every global load "
 		    "and store", "%s:%d:%d: the %s %s %s needs %.1f sectors "
-		    "(32 bytes each) per warp request where %.1f would do (%.1fx; coalesced is within %.0fx): "
+		    "(32 bytes each) per warp request where %.1f would do (%.1fx; coalesced is within %.0fx "
+		    "or %.0f sectors): "
 		    "neighbouring work-items touch far-apart addresses", o->kernel, line, col,
 		    acc ? acc : "access", acc && strcmp(acc, "store") == 0 ? "to" : "of",
-		    var ? var : "?", spr, ideal, ratio, COALESCE_MARGIN);
+		    var ? var : "?", spr, ideal, ratio, COALESCE_MARGIN, CHECK_COALESCE_SLACK);
 	else
-		set(c, CRIT_PASS, NULL, "every global load and store within %.0fx of its ideal sectors "
-		    "per warp request (worst: line %d, %.1f vs %.1f)", COALESCE_MARGIN, line, spr, ideal);
+		set(c, CRIT_PASS, NULL, "every global load and store within %.0fx (or %.0f sectors) of its "
+		    "ideal sectors per warp request (worst: line %d, %.1f vs %.1f)", COALESCE_MARGIN,
+		    CHECK_COALESCE_SLACK, line, spr, ideal);
 }
 
 static void eval_speedup(const check_opts *o, check_report *rep)

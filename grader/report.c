@@ -115,7 +115,7 @@ static void text_global(FILE *f, const check_report *rep)
 		double spr = req ? dval(s, "sectors") / req : 0, ideal = req ? dval(s, "ideal_sectors") / req : 0;
 		fprintf(f, "  %3d:%-3d %-8s %-6s %5.1f sectors/request (ideal %.1f)%s\n", ival(s, "line"),
 		        ival(s, "column"), sval(s, "variable"), sval(s, "access"), spr, ideal,
-		        spr > CHECK_COALESCE_MARGIN * ideal ? "  <- uncoalesced: neighbouring work-items touch far-apart addresses" : "");
+		        check_uncoalesced(spr, ideal) ? "  <- uncoalesced: neighbouring work-items touch far-apart addresses" : "");
 	}
 	cJSON *gb = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0),
 	                                "global_bytes");

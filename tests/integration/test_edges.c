@@ -72,6 +72,7 @@ static const struct edge {
 	{ "2", FX "l2_tile_loads_down_columns.cl", NULL, "coalesced", "the load of A needs 16.0 sectors",
 	  "conflict_free", NULL },
 	{ "1", "kernels/solutions/01-naive-matmul.cl", NULL, NULL, NULL, "coalesced", NULL },
+	{ "1", FX "l1_flat_index.cl", NULL, NULL, NULL, "coalesced", NULL },
 	/* the uninitialised-value checker aborts on it: the aborted run's output is not judged */
 	{ "1", FX "l1_flat_local_split.cl", NULL, NULL, NULL, "correct", NULL },
 	/* a kernel that does nothing at the analysis sizes: the analysed launch is verified */
