@@ -1274,13 +1274,23 @@ static int preprocess(const check_opts *o, const char *source, const char *tmp, 
 		                         { "" }, 0 };
 		mp[i] = msgs[i];
 	}
-	if (l->tiles[0])   /* lesson 4: the CHOSEN_* values the compiler sees (tilechoice.h) */
-		jobs[0].probe = tile_probe_names();
+	if (l->tiles[0])   /* lesson 4: the CHOSEN_* values the compiler sees, at every TILE */
+		for (int i = 0; i < n; i++)
+			jobs[i].probe = tile_probe_names();
 	preproc_run_all(jobs, n, outs, mp, sizeof msgs[0], res);
 	if (jobs[0].probed) {
 		rep->choice_probed = 1;
 		memcpy(rep->choice_val, jobs[0].probe_val, sizeof rep->choice_val);
 	}
+	/* a choice that depends on TILE (`#define CHOSEN_TILE_SM86 TILE`, or one inside
+	 * `#if TILE == 16`) is no choice: the first TILE where a value differs */
+	for (int i = 1; i < n && jobs[0].probed; i++)
+		for (int k = 0; k < PREPROC_MAX_PROBE && jobs[i].probed; k++)
+			if (!rep->choice_vary_tile[k] && strcmp(jobs[i].probe_val[k], jobs[0].probe_val[k])) {
+				rep->choice_vary_tile[k] = tiles[i];
+				snprintf(rep->choice_vary_val[k], sizeof rep->choice_vary_val[k], "%s",
+				         jobs[i].probe_val[k]);
+			}
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
 		const char *msg = msgs[i];

@@ -221,6 +221,8 @@ typedef struct check_report {
 	 * of the file, from the preprocessor (preproc.h, probe); choice_probed 0: not known */
 	char choice_val[4][64];
 	int choice_probed;
+	int choice_vary_tile[4];  /* another TILE of the sweep where the value differs (0: none) */
+	char choice_vary_val[4][64]; /* ... and the value there */
 	check_child child;
 	char run_end[200];        /* how the child ended when it did not exit normally */
 	int child_crashed, child_timed_out;

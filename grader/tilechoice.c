@@ -141,6 +141,8 @@ int tile_value(const check_report *rep, const char *src, const char *name, char 
 		i++;
 	if (rc == -2 || !rep->choice_probed || !names[i])
 		return rc;
+	if (rep->choice_vary_tile[i])
+		return -4;
 	const char *v = rep->choice_val[i];
 	if (strcmp(v, name) == 0)   /* not defined where the file ends */
 		return rc == 0 ? -3 : -1;
@@ -177,6 +179,17 @@ static int judge(const check_report *rep, const tile_profile *tp, const char *so
 	snprintf(lname, sizeof lname, "CHOSEN_LIMITER_%s", tp->suffix);
 	int t_rc = tile_value(rep, source, tname, tile_s, sizeof tile_s);
 	int l_rc = tile_value(rep, source, lname, lim_s, sizeof lim_s);
+	if (t_rc == -4 || l_rc == -4) {
+		const char *vary = t_rc == -4 ? tname : lname;
+		int k = t_rc == -4 ? (tp == &tile_profiles[0] ? 0 : 2) : (tp == &tile_profiles[0] ? 1 : 3);
+		const char *a = rep->choice_val[k], *b = rep->choice_vary_val[k];
+		snprintf(msg, mlen, "%s depends on TILE: the compiler sees %s at TILE=%d but %s at "
+		         "TILE=%d, so the file records no one choice", vary,
+		         strcmp(a, vary) ? a : "no definition", rep->opts.l->tile,
+		         strcmp(b, vary) ? b : "no definition", rep->choice_vary_tile[k]);
+		snprintf(try_, tlen, "write the value itself, `#define %s ...`, outside every #if", vary);
+		return 0;
+	}
 	if (t_rc == -3 || l_rc == -3) {
 		const char *off = t_rc == -3 ? tname : lname;
 		snprintf(msg, mlen, "%s is #defined only where the compiler never reaches it (inside "

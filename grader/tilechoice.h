@@ -49,8 +49,9 @@ const char *const *tile_probe_names(void);
 
 /* The student's value for NAME: tile_define's answer, then checked against what the compiler
  * sees at the end of the file (rep->choice_val) when it is known: a #define the compiler never
- * reaches (inside #if 0, an #if that is off) is -3; otherwise out is the compiler's value,
- * with one pair of parentheses around it removed. */
+ * reaches (inside #if 0, an #if that is off) is -3, a value that differs between the TILEs of
+ * the sweep -4 (rep->choice_vary_tile); otherwise out is the compiler's value, with one pair of
+ * parentheses around it removed. */
 int tile_value(const check_report *rep, const char *src, const char *name, char *out, size_t len);
 
 /* Judge the criterion (called by criteria.c). */

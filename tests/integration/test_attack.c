@@ -66,6 +66,9 @@ static const char *const twice[][3] = {
 	/* right answers inside #ifdef TILE, one as (32): the compiler sees them; it failed with
 	 * "no choice recorded (now: (32))" */
 	{ FX "l4_choice_in_ifdef_parens.cl", "pass", "sm_90: TILE=32" },
+	/* a choice that depends on TILE: read at TILE=16 only, both passed */
+	{ FX "l4_choice_is_tile.cl", "fail", "CHOSEN_TILE_SM86 depends on TILE" },
+	{ FX "l4_choice_if_tile16.cl", "fail", "but no definition at TILE=8" },
 	/* a 40 KiB scratch array beside the tiles: sm_86's answer moves to 32; it passed, the
 	 * occupancy judged with two tiles only */
 	{ FX "l4_big_local_choice.cl", "fail", "TILE=16 on sm_86: 2 groups of 256 work-items per "
