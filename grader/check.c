@@ -764,7 +764,15 @@ static void sites_unoptimised(check_report *rep, analysis *a, double left)
 	sandbox_run(analysis_main, &a->c, &a->lim, &st);
 	a->c.unoptimised = 0;
 	cJSON *u = read_traces(a, rep->nanalyses, &all);
-	if (st.end == SANDBOX_EXITED && st.code == 0 && u && all &&
+	const char *fo = cJSON_GetStringValue(cJSON_GetObjectItem(rep->analysis, "fingerprint"));
+	const char *fu = cJSON_GetStringValue(cJSON_GetObjectItem(u, "fingerprint"));
+	/* the unoptimised build names lines only where it accesses memory exactly as the graded,
+	 * optimised one does: a kernel whose -O0 code differs (type punning the optimiser folds)
+	 * would otherwise show the verdicts another kernel */
+	int same = fo && fu && strcmp(fo, fu) == 0;
+	if (!same)
+		rep->an.sites_unoptimised = -1;
+	if (same && st.end == SANDBOX_EXITED && st.code == 0 && u && all &&
 	    cJSON_IsTrue(cJSON_GetObjectItem(u, "complete"))) {
 		static const char *lists[] = { "local_sites", "global_sites" };
 		for (int l = 0; l < 2; l++)

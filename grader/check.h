@@ -157,7 +157,9 @@ typedef struct check_analysis {
 	int summary;              /* the tracer wrote a summary: counts and sites below are real */
 	int uninit_checked;       /* Oclgrind's uninitialised-value checker ran over the kernel */
 	int sites_unoptimised;    /* the optimiser merged accesses of several lines, so the sites
-	                             (banks, coalescing) come from a -cl-opt-disable build      */
+	                             (banks, coalescing) come from a -cl-opt-disable build (1),
+	                             or that build accessed memory differently, so they stay
+	                             the optimised build's, at neighbouring lines (-1)          */
 	int nfind[FIND_KINDS];    /* findings per kind                                          */
 	int races_global;         /* data races on __global memory (two work-items, one element) */
 	int races_global_rw;      /* of those, read-write ones (one reads what another writes)  */

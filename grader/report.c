@@ -379,7 +379,13 @@ void report_text(FILE *f, const check_report *rep)
 		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
 		wrapped(f, rep->analysis_note, 6, 6);
 	}
-	if (rep->an.sites_unoptimised) {
+	if (rep->an.sites_unoptimised < 0) {
+		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
+		wrapped(f, "the compiler merged __local or __global accesses of several lines into one, "
+		        "and a second analysis built without optimisation (-cl-opt-disable) accessed "
+		        "memory differently, so it cannot name their lines: the tables and verdicts are "
+		        "the optimised build's, and a merged access is shown at a neighbouring line", 6, 6);
+	} else if (rep->an.sites_unoptimised) {
 		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
 		wrapped(f, "the compiler merged __local or __global accesses of several lines (an if and "
 		        "its else) into one, which has no line of its own; the access tables and the "
@@ -520,7 +526,9 @@ static void json_analysis(cJSON *root, const check_report *rep)
 	cJSON_AddNumberToObject(a, "seconds", rep->analysis_s);
 	cJSON_AddBoolToObject(a, "grader_failed", rep->analysis_grader);
 	/* the sites (banks, coalescing) come from a -cl-opt-disable build: check_analysis */
-	cJSON_AddBoolToObject(a, "sites_unoptimised", rep->an.sites_unoptimised);
+	cJSON_AddBoolToObject(a, "sites_unoptimised", rep->an.sites_unoptimised > 0);
+	if (rep->an.sites_unoptimised < 0)   /* the unoptimised build was tried and not trusted */
+		cJSON_AddBoolToObject(a, "sites_unoptimised_rejected", 1);
 }
 
 static void json_memory(cJSON *root, const check_report *rep)

@@ -105,6 +105,7 @@ typedef struct worker {
 	uint32_t group;
 	int priced;                     /* the current group is priced (trace_interior) */
 	uint64_t groups_run, groups_priced, loaded, stored;
+	uint64_t fingerprint[2];        /* __local, __global: see access_mix */
 } worker;
 
 struct trace {
@@ -694,6 +695,28 @@ trace_copy_bytes(trace *t, trace_space space, int is_store, uint64_t bytes)
 		w->loaded += bytes;
 }
 
+/* One access as a 64-bit value for the fingerprint, a sum over every access (so the order in
+ * which work-items run does not matter): what it does (load or store), which work-item of the
+ * group, which variable (by name) and where in it, and its size.  Two builds of one kernel
+ * that access the same memory the same way have the same sums: the unoptimised analysis is
+ * trusted for its lines only then (check.c, sites_unoptimised). */
+static uint64_t
+access_mix(const trace *t, const trace_access *a, int var)
+{
+	uint64_t h = UINT64_C(1469598103934665603);
+	const char *name = var >= 0 ? t->vars[var].name : "?";
+	uint64_t off = var >= 0 ? a->address - t->vars[var].base : a->address;
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * UINT64_C(1099511628211);
+	uint64_t v[4] = { (uint64_t)(a->kind == TRACE_STORE), a->lane, off, a->size };
+	for (int i = 0; i < 4; i++) {
+		h ^= v[i] + UINT64_C(0x9E3779B97F4A7C15) + (h << 6) + (h >> 2);
+		h *= UINT64_C(0xBF58476D1CE4E5B9);
+		h ^= h >> 31;
+	}
+	return h;
+}
+
 void
 trace_record(trace *t, const trace_access *a)
 {
@@ -709,6 +732,7 @@ trace_record(trace *t, const trace_access *a)
 		return;         /* the store half of an atomic: priced with its load half */
 
 	int var = var_of(t, a->space, a->address);
+	w->fingerprint[a->space == TRACE_LOCAL] += access_mix(t, a, var);
 	int s = site_of(w, t->nlanes, a, var);
 	entry *e = &w->entries[w->sites[s].entry];
 	e->accesses++;
@@ -1209,7 +1233,7 @@ cJSON *
 trace_summary(trace *t)
 {
 	cJSON *root = cJSON_CreateObject(), *gb = cJSON_CreateObject();
-	uint64_t local_bytes = 0, groups_run = 0, priced = 0, loaded = 0, stored = 0;
+	uint64_t local_bytes = 0, groups_run = 0, priced = 0, loaded = 0, stored = 0, fp[2] = { 0 };
 
 	pthread_mutex_lock(&t->lock);
 	for (worker *w = t->workers; w != NULL; w = w->next) {
@@ -1218,6 +1242,8 @@ trace_summary(trace *t)
 		priced += w->groups_priced;
 		loaded += w->loaded;
 		stored += w->stored;
+		fp[0] += w->fingerprint[0];
+		fp[1] += w->fingerprint[1];
 	}
 	for (int i = 0; i < t->nvars; i++)
 		if (t->vars[i].space == TRACE_LOCAL)
@@ -1236,6 +1262,11 @@ trace_summary(trace *t)
 	cJSON_AddNumberToObject(gb, "loaded", (double)loaded);
 	cJSON_AddNumberToObject(gb, "stored", (double)stored);
 	cJSON_AddItemToObject(root, "global_bytes", gb);
+	/* the access fingerprints (access_mix), as hex: a double would round them */
+	char hex[40];
+	snprintf(hex, sizeof hex, "%016llx %016llx", (unsigned long long)fp[1],
+	         (unsigned long long)fp[0]);
+	cJSON_AddStringToObject(root, "fingerprint", hex);
 	cJSON_AddItemToObject(root, "findings", findings_json(t));
 	cJSON_AddNumberToObject(root, "messages", (double)t->messages);
 	cJSON_AddNumberToObject(root, "findings_dropped", (double)t->dropped);
@@ -1415,6 +1446,20 @@ run_geometry(const cJSON *run)
 	return o;
 }
 
+/* into's "fingerprint" += r's, each half mod 2^64 (the sum of every access of every run) */
+static void
+add_fingerprint(cJSON *into, const cJSON *r)
+{
+	const char *a = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(into, "fingerprint"));
+	const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(r, "fingerprint"));
+	unsigned long long a0, a1, b0, b1;
+	char hex[40];
+	if (!a || !b || sscanf(a, "%llx %llx", &a0, &a1) != 2 || sscanf(b, "%llx %llx", &b0, &b1) != 2)
+		return;
+	snprintf(hex, sizeof hex, "%016llx %016llx", a0 + b0, a1 + b1);
+	cJSON_ReplaceItemInObjectCaseSensitive(into, "fingerprint", cJSON_CreateString(hex));
+}
+
 cJSON *
 trace_merge_first(const cJSON *run)
 {
@@ -1472,6 +1517,7 @@ trace_merge(cJSON *into, const cJSON *run)
 	cJSON *gb = cJSON_GetObjectItemCaseSensitive(into, "global_bytes");
 	const cJSON *rb = cJSON_GetObjectItemCaseSensitive(r, "global_bytes");
 	add_num(gb, "loaded", jnum(rb, "loaded"));
+	add_fingerprint(into, r);
 	add_num(gb, "stored", jnum(rb, "stored"));
 	static const char *sums[] = { "groups_run", "groups_priced", "messages", "findings_dropped" };
 	for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)

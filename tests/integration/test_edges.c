@@ -66,6 +66,8 @@ static const struct edge {
 	{ "3", FX "l3_hoisted_branch_loads.cl", NULL, "conflict_free", "l3_hoisted_branch_loads.cl:13:13",
 	  "coalesced", ":0:0" },
 	{ "1", FX "l1_store_in_branches.cl", NULL, NULL, NULL, "race_free", NULL },
+	/* an unoptimised build that accesses memory differently is not believed */
+	{ "3", FX "l3_opt_switch.cl", NULL, "conflict_free", "32-way", NULL, NULL },
 	/* lessons 1 and 2 judge coalescing too: their text teaches col on dimension 0 */
 	{ "1", FX "l1_rows_on_dim0.cl", NULL, "coalesced", "the load of A needs 16.0 sectors", "correct",
 	  NULL },
@@ -157,6 +159,19 @@ START_TEST(merged_accesses_keep_their_lines)
 }
 END_TEST
 
+/* A kernel whose -cl-opt-disable code accesses memory differently (type punning the optimiser
+ * folds): the unoptimised sites are rejected, the optimised verdicts stand. */
+START_TEST(unoptimised_build_that_differs_is_rejected)
+{
+	itest_graded g = itest_grade("3", FX "l3_opt_switch.cl", NULL);
+	cJSON *an = cJSON_GetObjectItem(g.json, "analysis");
+	ck_assert(cJSON_IsFalse(cJSON_GetObjectItem(an, "sites_unoptimised")));
+	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(an, "sites_unoptimised_rejected")));
+	ck_assert_ptr_nonnull(strstr(g.text, "accessed memory differently"));
+	itest_done(&g);
+}
+END_TEST
+
 /* The solutions have no merged access: their analysis is the single optimised one. */
 START_TEST(solutions_need_no_unoptimised_build)
 {
@@ -210,6 +225,7 @@ static Suite *suite(void)
 	tcase_add_loop_test(m, merged_accesses_keep_their_lines, 0,
 	                    (int)(sizeof mergeds / sizeof mergeds[0]));
 	tcase_add_loop_test(m, solutions_need_no_unoptimised_build, 0, 2);
+	tcase_add_test(m, unoptimised_build_that_differs_is_rejected);
 	tcase_add_test(t, hang_is_stopped_within_the_timeout);
 	tcase_add_test(t, memory_limit_is_the_graders);
 	suite_add_tcase(s, m);
