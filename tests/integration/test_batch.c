@@ -231,6 +231,34 @@ START_TEST(progress_line_only_on_a_terminal)
 }
 END_TEST
 
+/* The output folder: links planted in it are replaced, never written through; a folder other
+ * users can write in is refused (they could plant links or edit the grades). */
+START_TEST(output_folder_cannot_be_turned_against_the_grader)
+{
+	char dir[] = "/tmp/clgrade-batch-out-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(sh("cd %s && mkdir subs out && cp $OLDPWD/kernels/starter/01-naive-matmul.cl "
+	                    "subs/bob.cl && echo INSTRUCTOR > victim && ln -s %s/victim "
+	                    "out/grades.csv.tmp && ln -s %s/victim out/bob.json.tmp && "
+	                    "$OLDPWD/build/clgrade batch 1 subs --out out --no-analysis > log 2>&1", dir),
+	                 0);
+	char *victim = file_in(dir, "victim"), *csv = file_in(dir, "out/grades.csv");
+	ck_assert_str_eq(victim, "INSTRUCTOR\n");
+	ck_assert_msg(csv && strstr(csv, "\"bob\""), "no row for bob");
+	free(victim);
+	free(csv);
+	/* a folder group or others can write in */
+	ck_assert_int_eq(sh("cd %s && chmod 0777 out && $OLDPWD/build/clgrade batch 1 subs --out out "
+	                    "--no-analysis > log 2>&1", dir), 2);
+	char *log = file_in(dir, "log");
+	ck_assert_msg(log && strstr(log, "other users can write in it"), "%s", log ? log : "");
+	free(log);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("batch");
@@ -241,6 +269,7 @@ static Suite *suite(void)
 	tcase_add_test(rows, no_limit_on_the_count);
 	tcase_add_test(rows, parallel_equals_serial);
 	tcase_add_test(rows, progress_line_only_on_a_terminal);
+	tcase_add_test(rows, output_folder_cannot_be_turned_against_the_grader);
 	return s;
 }
 

@@ -689,9 +689,10 @@ END_TEST
 
 /* ---- batch never follows a submission that became a link ---- */
 
-/* A submission swapped, after batch listed it, for a link to a secret (or a FIFO, or a file
- * under a linked folder): check_lesson with check_opts.within refuses it without reading a
- * byte, and batch_hash_file neither follows nor blocks. */
+/* A submission swapped, after batch listed it, for a link to a secret (or a FIFO, a file under
+ * a folder linked outside, a hard link to a secret, a folder swapped for a link to another
+ * student's): check_lesson with check_opts.within refuses it without reading a byte, and
+ * batch_hash_file neither follows nor blocks. */
 START_TEST(test_batch_source_never_followed)
 {
 	char root[] = "/tmp/test_within_XXXXXX", p[600], q[600], subs[600], real[4096];
@@ -710,14 +711,26 @@ START_TEST(test_batch_source_never_followed)
 	ck_assert_int_eq(symlink(p, q), 0);
 	snprintf(q, sizeof q, "%s/fifo.cl", subs);
 	ck_assert_int_eq(mkfifo(q, 0600), 0);
+	/* a hard link to the secret; carol's folder swapped for a link to bob's */
+	snprintf(p, sizeof p, "%s/secret.txt", root);
+	snprintf(q, sizeof q, "%s/eve.cl", subs);
+	ck_assert_int_eq(link(p, q), 0);
+	snprintf(q, sizeof q, "%s/bob", subs);
+	ck_assert_int_eq(mkdir(q, 0700), 0);
+	make_file(subs, "bob/k.cl", "secret_marker_44 = 1;\n");
+	snprintf(q, sizeof q, "%s/carol", subs);
+	ck_assert_int_eq(symlink("bob", q), 0);
 	ck_assert_ptr_nonnull(realpath(subs, real));
-	static const char *entries[] = { "zed.cl", "dir/k.cl", "fifo.cl" };
-	for (int i = 0; i < 3; i++) {
+	static const char *entries[] = { "zed.cl", "dir/k.cl", "fifo.cl", "eve.cl", "carol/k.cl" };
+	static const char *why[] = { "link", "link", "link", "more than one name", "a link" };
+	for (int i = 0; i < 5; i++) {
+		char want[4200];
 		snprintf(q, sizeof q, "%s/%s", subs, entries[i]);
-		check_opts o = { .l = lesson_find("1"), .kernel = q, .within = real, .timeout_s = 5 };
+		snprintf(want, sizeof want, "%s/%s", real, entries[i]);   /* batch: within/entry */
+		check_opts o = { .l = lesson_find("1"), .kernel = q, .within = want, .timeout_s = 5 };
 		check_report *rep = malloc(sizeof *rep);
 		ck_assert_int_eq(check_lesson(&o, rep), 2);
-		ck_assert_msg(strstr(rep->grader_error, "link") != NULL, "%s: %s", entries[i],
+		ck_assert_msg(strstr(rep->grader_error, why[i]) != NULL, "%s: %s", entries[i],
 		              rep->grader_error);
 		ck_assert_str_eq(rep->source_hash, "");
 		ck_assert_ptr_null(strstr(rep->refused, "secret_marker"));
@@ -725,7 +738,7 @@ START_TEST(test_batch_source_never_followed)
 		check_free(rep);
 		free(rep);
 		char h[17];   /* the hash of a file under a linked folder reveals nothing: not tested */
-		if (i != 1)
+		if (i == 0 || i == 2)
 			ck_assert_msg(batch_hash_file(q, h) == -1, "batch_hash_file read %s", entries[i]);
 	}
 	sandbox_rmtree(root);
