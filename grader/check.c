@@ -783,8 +783,8 @@ static void sites_unoptimised(check_report *rep, analysis *a, double left)
 	cJSON_Delete(u);
 }
 
-/* Did the child's log say it ran out of memory? */
-static int log_says_oom(const char *path)
+/* Did the child's log say the grader's resources ran out?  Why, or NULL. */
+static const char *log_grader_failure(const char *path)
 {
 	char buf[8192];
 	FILE *f = fopen(path, "r");
@@ -794,8 +794,15 @@ static int log_says_oom(const char *path)
 	buf[n] = '\0';
 	/* "std::bad_alloc", "LLVM ERROR: out of memory", glibc's "cannot allocate memory for
 	 * thread-local data" */
-	return strstr(buf, "bad_alloc") || strcasestr(buf, "out of memory") ||
-	       strcasestr(buf, "cannot allocate memory");
+	if (strstr(buf, "bad_alloc") || strcasestr(buf, "out of memory") ||
+	    strcasestr(buf, "cannot allocate memory"))
+		return "it ran out of memory (raise --memory)";
+	/* a thread Oclgrind could not start (EAGAIN: the process limit, which counts every process
+	 * of the user, on a machine busy with other work) */
+	if (strcasestr(buf, "resource temporarily unavailable") || strstr(buf, "std::system_error") ||
+	    strstr(buf, "pthread_create"))
+		return "it could not start a thread (too many processes on this machine)";
+	return NULL;
 }
 
 /* Wait for the analysis and read its summaries into rep->analysis. */
@@ -857,11 +864,12 @@ static void analysis_finish(check_report *rep, analysis *a)
 	/* The grader's own failures: Oclgrind would not open, memory ran out (the host's or the
 	 * --memory limit's), or its time limit (judged in check_lesson) */
 	int ended_badly = !exited || st.code != 0 || !rep->analysis || !all || cJSON_IsFalse(complete);
-	if ((exited && (st.code == 3 || st.code == 5)) || (ended_badly && log_says_oom(a->log))) {
+	const char *ran_out = ended_badly ? log_grader_failure(a->log) : NULL;
+	if ((exited && (st.code == 3 || st.code == 5)) || ran_out) {
 		rep->analysis_grader = 1;
 		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "%s",
 		         exited && st.code == 3 ? "Oclgrind would not start" :
-		         "it ran out of memory (raise --memory)");
+		         ran_out ? ran_out : "it ran out of memory (raise --memory)");
 	} else if (!rep->analysis || !all || !exited || st.code != 0 || cJSON_IsFalse(complete)) {
 		/* Oclgrind is here and ran: a kernel it could not run through is a finding, or a
 		 * kernel would only have to break Oclgrind to skip every check that needs it */
