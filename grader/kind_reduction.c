@@ -77,13 +77,15 @@ static void shape(ref_problem *p, int rows, int cols)
  * elements per check: ref_randf per element was a fifth of lesson 5's time) */
 static void draw(ref_problem *p, uint64_t seed)
 {
-	uint64_t x = 0;
-	for (size_t i = 0; i < p->in_len[0]; i++) {
-		if (i % 8 == 0)
-			x = ref_rand(&seed);
-		unsigned byte = (unsigned)(x >> (8 * (i % 8))) & 0xffu;
-		float v = (float)(128 + (byte & 127u)) / 256.0f;
-		p->in[0][i] = byte & 128u ? -v : v;
+	float value[256];
+	for (unsigned b = 0; b < 256; b++)
+		value[b] = (b & 128u ? -1.0f : 1.0f) * (float)(128 + (b & 127u)) / 256.0f;
+	size_t n = p->in_len[0];
+	float *in = p->in[0];
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t x = ref_rand(&seed);
+		for (size_t j = 0; j < 8 && i + j < n; j++, x >>= 8)
+			in[i + j] = value[x & 0xffu];
 	}
 }
 
