@@ -70,3 +70,12 @@ cJSON *itest_crit(const itest_graded *g, const char *id)
 			return c;
 	return NULL;
 }
+
+int itest_run(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -21,6 +21,10 @@ typedef struct itest_graded {
 itest_graded itest_grade(const char *lesson, const char *kernel, const char *extra);
 void itest_done(itest_graded *g);
 
+/* Run the suite (every integration test's main): EXIT_SUCCESS when no test failed. */
+#include <check.h>
+int itest_run(Suite *s);
+
 /* The criterion object with this id in the report's "criteria", or NULL. */
 cJSON *itest_crit(const itest_graded *g, const char *id);
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "itest.h"
 #include <cjson/cJSON.h>
 
 #define ZIP "build/gradescope/autograder-03-transpose-padding.zip"
@@ -230,9 +232,5 @@ int main(void)
 	tcase_set_timeout(tc, 240);
 	tcase_add_test(tc, autograder_zip_grades_four_submissions);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return itest_run(s);
 }

@@ -227,9 +227,5 @@ static Suite *localmem_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(localmem_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return itest_run(localmem_suite());
 }

@@ -133,9 +133,5 @@ int main(void)
 	tcase_add_loop_test(tc, wrong_step_fails, 0, (int)(sizeof steps / sizeof steps[0]));
 	tcase_add_loop_test(tc, other_right_design_passes, 0, 1);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return itest_run(s);
 }

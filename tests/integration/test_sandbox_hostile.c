@@ -17,6 +17,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "itest.h"
 #include <cjson/cJSON.h>
 
 #define FX "tests/fixtures/"
@@ -386,9 +388,5 @@ static Suite *hostile_suite(void)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(hostile_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return itest_run(hostile_suite());
 }

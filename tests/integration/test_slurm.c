@@ -172,9 +172,5 @@ int main(void)
 	tcase_add_unchecked_fixture(tc, cluster_up, cluster_down);
 	tcase_add_test(tc, array_and_merge_give_the_local_batch);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return itest_run(s);
 }
