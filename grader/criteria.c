@@ -507,7 +507,7 @@ static void eval_coalesced(const check_opts *o, check_report *rep)
 		return;
 	}
 	if (!w) {
-		set(c, CRIT_NOT_CHECKED, NULL, "no global access in a full interior warp to check");
+		set(c, CRIT_NOT_CHECKED, NULL, "no global access in a full warp to check");
 		return;
 	}
 	double req = cJSON_GetObjectItem(w, "requests")->valuedouble;

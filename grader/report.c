@@ -82,8 +82,8 @@ static void text_local(FILE *f, const check_report *rep)
 	if (cJSON_GetArraySize(sites) == 0)
 		return;
 	const char *prof = rep->opts.profile;
-	fprintf(f, "\n%s__local accesses%s (simulated under Oclgrind; bank model %s; full "
-	        "interior warps only)\n", C_BOLD, C_END, prof);
+	fprintf(f, "\n%s__local accesses%s (simulated under Oclgrind; bank model %s; full warps "
+	        "only)\n", C_BOLD, C_END, prof);
 	fprintf(f, "  %-10s %-10s %-6s %7s %18s\n", "line:col", "variable", "access", "n-way",
 	        "wavefronts/ideal");
 	cJSON_ArrayForEach(s, sites) {

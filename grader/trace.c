@@ -536,7 +536,8 @@ price_local(const worker *w, entry *e, const rec *r, size_t n)
 		for (size_t i = 0, j; i < n; i = j) {
 			for (j = i + 1; j < n && r[j].lane / ws == r[i].lane / ws; j++)
 				;
-			price_local_warp(w, e, pi, p, r + i, (int)(j - i));
+			if (w->priced || j - i == ws)   /* an edge group: its full warps only */
+				price_local_warp(w, e, pi, p, r + i, (int)(j - i));
 		}
 	}
 }
@@ -619,7 +620,8 @@ price_global(worker *w, entry *e, const rec *r, size_t n)
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && r[j].lane / TRACE_GLOBAL_WARP == r[i].lane / TRACE_GLOBAL_WARP; j++)
 			;
-		price_global_request(w, e, r + i, j - i);
+		if (w->priced || j - i == TRACE_GLOBAL_WARP)   /* an edge group: full requests only */
+			price_global_request(w, e, r + i, j - i);
 	}
 }
 
@@ -739,7 +741,7 @@ trace_record(trace *t, const trace_access *a)
 	e->bytes += a->size;
 	if (a->size > e->width)
 		e->width = a->size;
-	if (a->lane >= t->nlanes || !w->priced)
+	if (a->lane >= t->nlanes)
 		return;
 
 	uint32_t *k = &w->counts[(size_t)s * t->nlanes + a->lane];

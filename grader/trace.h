@@ -76,11 +76,12 @@ void trace_free(trace *t);
  * are the work-group size and the number of work-groups per dimension. */
 void trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], const size_t groups[3]);
 
-/* Price only the work-groups wholly inside the problem: work-items x < x_extent (dimension
- * 0) and y < y_extent (dimension 1).  Bank and coalescing figures then come from full
- * interior warps only; findings and byte counts still come from every group, edge groups
- * included.  0 (the default after trace_kernel_begin) prices every group.  The plugin takes
- * the extent from $CLTRACE_EXTENT ("x y"). */
+/* Price whole only the work-groups wholly inside the problem: work-items x < x_extent
+ * (dimension 0) and y < y_extent (dimension 1); of the other (edge) groups only the warps
+ * whose every lane takes part in an access.  Bank and coalescing figures then come from full
+ * warps only; findings and byte counts come from every access, edge groups included.  0 (the
+ * default after trace_kernel_begin) prices every group whole.  The plugin takes the extent
+ * from $CLTRACE_EXTENT ("x y"). */
 void trace_interior(trace *t, uint64_t x_extent, uint64_t y_extent);
 
 /* A variable of the run: a __local variable or argument (base = its address in the

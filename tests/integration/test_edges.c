@@ -66,6 +66,10 @@ static const struct edge {
 	{ "3", FX "l3_hoisted_branch_loads.cl", NULL, "conflict_free", "l3_hoisted_branch_loads.cl:13:13",
 	  "coalesced", ":0:0" },
 	{ "1", FX "l1_store_in_branches.cl", NULL, NULL, NULL, "race_free", NULL },
+	/* a different path in the edge groups: their full warps are priced */
+	{ "3", FX "l3_edge_groups_naive.cl", NULL, "coalesced", "the store to out needs 32.0", NULL,
+	  NULL },
+	{ "4", FX "l4_conflict_outside_group0.cl", "--timeout 60", "conflict_free", "-way", NULL, NULL },
 	/* an unoptimised build that accesses memory differently is not believed */
 	{ "3", FX "l3_opt_switch.cl", NULL, "conflict_free", "32-way", NULL, NULL },
 	/* lessons 1 and 2 judge coalescing too: their text teaches col on dimension 0 */

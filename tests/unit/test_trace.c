@@ -25,7 +25,7 @@ static void
 record(trace *t, const void *site, int line, int col, trace_space sp, trace_kind kind,
        uint64_t addr, uint32_t size, uint32_t lane)
 {
-	trace_access a = { site, line, col, sp, kind, addr, size, lane };
+	trace_access a = { site, line, col, sp, kind, addr, size, lane, 0 };
 	trace_record(t, &a);
 }
 
@@ -827,25 +827,60 @@ START_TEST(unfinished_run_is_written_incomplete)
 }
 END_TEST
 
-/* --- edge sizes: only full interior work-groups are priced; runs merge ----------------- */
+/* --- edge sizes: interior groups priced whole, edge groups by their full warps ---------- */
 
-START_TEST(only_interior_groups_are_priced)
+/* Groups first..last-1 of the transpose with only the lanes lx < width taking part (the
+ * columns past the problem's edge skip every access): each warp (one row) is partial. */
+static void
+transpose_groups_narrow(trace *t, int first, int last, int width)
 {
+	for (int g = first; g < last; g++) {
+		trace_group_begin(t, (uint32_t)g);
+		for (int phase = 0; phase < 2; phase++) {
+			for (int i = 0; i < T * T; i++)
+				if (i % T < width)
+					transpose_lane(t, PLAIN, 0, g, phase, i % T, i / T);
+			if (phase == 0)
+				trace_barrier(t);
+		}
+		trace_group_end(t);
+	}
+}
+
+START_TEST(edge_groups_priced_by_full_warps)
+{
+	/* a 40x40 problem: only group (0, 0) is inside.  Edge groups whose warps are all full
+	 * (here every lane takes part) are priced too: a kernel cannot hide a conflict there */
 	trace *t = trace_new();
 	transpose_begin(t, PLAIN);
-	trace_interior(t, 40, 40);          /* a 40x40 problem: only group (0, 0) is inside */
+	trace_interior(t, 40, 40);
 	transpose_groups(t, PLAIN, 0, 0, 4, 0);
 	cJSON *root = trace_summary(t);
 	trace_free(t);
 	ck_assert_int_eq((int)num(root, "groups_run"), 4);
 	ck_assert_int_eq((int)num(root, "groups_priced"), 1);
 	const cJSON *ld = site_at(root, "local_sites", 8, "load");
-	ck_assert_int_eq((int)prof(ld, "nvidia", "instructions"), 32);   /* one group's 32 warps */
+	ck_assert_int_eq((int)prof(ld, "nvidia", "instructions"), 4 * 32);
 	ck_assert_int_eq((int)prof(ld, "nvidia", "n_way"), 32);
 	ck_assert_int_eq((int)num(ld, "accesses"), 4 * T * T);          /* counted everywhere */
 	const cJSON *in = site_at(root, "global_sites", 6, "load");
-	ck_assert_int_eq((int)num(in, "requests"), 32);
+	ck_assert_int_eq((int)num(in, "requests"), 4 * 32);
 	ck_assert_int_eq((int)num(cJSON_GetObjectItem(root, "global_bytes"), "loaded"), 4 * N * N);
+	cJSON_Delete(root);
+
+	/* edge groups whose warps are partial (lanes past the edge skip): not priced */
+	t = trace_new();
+	transpose_begin(t, PLAIN);
+	trace_interior(t, 40, 40);
+	transpose_groups(t, PLAIN, 0, 0, 1, 0);
+	transpose_groups_narrow(t, 1, 4, 8);
+	root = trace_summary(t);
+	trace_free(t);
+	ld = site_at(root, "local_sites", 8, "load");
+	ck_assert_int_eq((int)prof(ld, "nvidia", "instructions"), 32);   /* group (0, 0)'s warps */
+	ck_assert_int_eq((int)num(ld, "accesses"), T * T + 3 * 8 * T);
+	in = site_at(root, "global_sites", 6, "load");
+	ck_assert_int_eq((int)num(in, "requests"), 32);
 	cJSON_Delete(root);
 }
 END_TEST
@@ -970,7 +1005,7 @@ trace_suite(void)
 	tcase_add_test(out, kernel_end_writes_cltrace_out);
 	tcase_add_test(out, no_cltrace_out_writes_nothing);
 	tcase_add_test(out, unfinished_run_is_written_incomplete);
-	tcase_add_test(out, only_interior_groups_are_priced);
+	tcase_add_test(out, edge_groups_priced_by_full_warps);
 	tcase_add_test(out, runs_merge);
 	suite_add_tcase(s, out);
 	return s;
