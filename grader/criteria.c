@@ -351,7 +351,9 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 		    "return early or put the barriers under the edge guard; keep every work-item in "
 		    "the tile loop, load 0 outside the matrix, and guard only the loads and the final "
 		    "store", "%s", div);
-	else if (n && race_across_groups(rep) && diag_has_barrier(source))
+	else if (n && race_across_groups(rep) && diag_has_barrier(source) &&
+	         rep->an.races_global_rw > 0)   /* one group reads what another writes; two
+	                                           groups writing one element: indexing, below */
 		set(c, CRIT_FAIL, "work-groups cannot wait for each other inside one kernel: let each "
 		    "work-item read only what its own work-group wrote (share it through __local "
 		    "memory), or split the work into two kernel launches", "%s -- the racing "

@@ -66,6 +66,9 @@ static const struct edge {
 	{ "3", FX "l3_hoisted_branch_loads.cl", NULL, "conflict_free", "l3_hoisted_branch_loads.cl:13:13",
 	  "coalesced", ":0:0" },
 	{ "1", FX "l1_store_in_branches.cl", NULL, NULL, NULL, "race_free", NULL },
+	/* a write-write race between groups from a wrong store guard is an indexing problem */
+	{ "3", FX "l3_store_with_load_guard.cl", NULL, "race_free", "an indexing problem", NULL,
+	  "two kernel launches" },
 	/* a different path in the edge groups: their full warps are priced */
 	{ "3", FX "l3_edge_groups_naive.cl", NULL, "coalesced", "the store to out needs 32.0", NULL,
 	  NULL },
