@@ -296,8 +296,10 @@ static void ns_free(nameset *s)
 static void unique_names(submission *v, int n)
 {
 	nameset given, own;       /* names given so far; the exact entries' names as they stand */
+	nameset next;             /* per base: the k to try first (the last one given + 1) */
 	qsort(v, n, sizeof *v, by_claim);
-	if (ns_init(&given, (size_t)n + 2) != 0 || ns_init(&own, (size_t)n) != 0) {
+	if (ns_init(&given, (size_t)n + 2) != 0 || ns_init(&own, (size_t)n) != 0 ||
+	    ns_init(&next, (size_t)n) != 0) {
 		fprintf(stderr, "clgrade batch: out of memory naming %d entries\n", n);
 		exit(2);
 	}
@@ -310,8 +312,19 @@ static void unique_names(submission *v, int n)
 		char base[128], name[128];
 		snprintf(base, sizeof base, "%s", v[i].student);
 		snprintf(name, sizeof name, "%s", base);
-		for (int k = 2; ns_count(&given, name) || (k > 2 && ns_count(&own, name)); k++)
+		/* a clash: the "-k" names below the last one given for this base are all taken
+		 * (given only grows; own only changes while the exact entries, which claim first,
+		 * are named), so an inexact entry resumes there: n clashing entries cost n tries,
+		 * not n^2 / 2 */
+		int k = 2, from = v[i].exact ? 0 : ns_count(&next, base);
+		if (ns_count(&given, name) && from > 2) {
+			k = from;
+			snprintf(name, sizeof name, "%s-%d", base, k - 1);
+		}
+		for (; ns_count(&given, name) || (k > 2 && ns_count(&own, name)); k++)
 			snprintf(name, sizeof name, "%s-%d", base, k);
+		if (!v[i].exact && k > 2)
+			ns_add(&next, base, k - ns_count(&next, base));
 		if (v[i].exact) {
 			ns_add(&own, base, -1);
 			ns_add(&own, name, 1);
@@ -321,6 +334,7 @@ static void unique_names(submission *v, int n)
 	}
 	ns_free(&given);
 	ns_free(&own);
+	ns_free(&next);
 	qsort(v, n, sizeof *v, by_student);
 }
 

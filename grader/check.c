@@ -769,11 +769,12 @@ static void sites_unoptimised(check_report *rep, analysis *a, double left)
 	/* the unoptimised build names lines only where it accesses memory exactly as the graded,
 	 * optimised one does: a kernel whose -O0 code differs (type punning the optimiser folds)
 	 * would otherwise show the verdicts another kernel */
+	int ran = st.end == SANDBOX_EXITED && st.code == 0 && u && all &&
+	          cJSON_IsTrue(cJSON_GetObjectItem(u, "complete"));
 	int same = fo && fu && strcmp(fo, fu) == 0;
-	if (!same)
-		rep->an.sites_unoptimised = -1;
-	if (same && st.end == SANDBOX_EXITED && st.code == 0 && u && all &&
-	    cJSON_IsTrue(cJSON_GetObjectItem(u, "complete"))) {
+	if (ran && fo && fu && !same)
+		rep->an.sites_unoptimised = -1;   /* it ran through, and accessed memory otherwise */
+	if (ran && same) {
 		static const char *lists[] = { "local_sites", "global_sites" };
 		for (int l = 0; l < 2; l++)
 			cJSON_ReplaceItemInObject(rep->analysis, lists[l],

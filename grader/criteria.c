@@ -211,10 +211,12 @@ static void eval_correct(const check_opts *o, check_report *rep)
 		findings += rep->an.nfind[k];
 	if (rep->analysis_wrong[0] && !findings) {
 		const check_analysis_run *ar = &rep->analyses[rep->analysis_wrong_at];
+		int all = done == ch->nruns && !rep->child_crashed && !rep->child_timed_out;
 		set(c, CRIT_FAIL, "the kernel must compute the same thing at every size: look for a "
 		    "condition on the size arguments that changes what it does", "wrong at %dx%d, the "
-		    "size the Oclgrind analysis ran at (seed %llu), though right at every other size: "
-		    "%s", ar->rows, ar->cols, (unsigned long long)o->seed, rep->analysis_wrong);
+		    "size the Oclgrind analysis ran at (seed %llu)%s: %s", ar->rows, ar->cols,
+		    (unsigned long long)o->seed, all ? ", though right at every other size" : "",
+		    rep->analysis_wrong);
 		return;
 	}
 	const check_run *unfinished = NULL;

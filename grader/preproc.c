@@ -314,13 +314,21 @@ static void probe_trailer(const preproc_job *j, char *buf, size_t len)
 
 /* Cut the probe's part off the output t (at the last marker naming PROBE_FILE: the
  * trailer comes after everything the student wrote) and read each expansion. */
+/* Is the line at p the preprocessor's line marker for PROBE_FILE ("# 1 \"<clgrade-probe>\"")? */
+static int probe_marker(const char *p)
+{
+	if (p[0] != '#' || p[1] != ' ' || !isdigit((unsigned char)p[2]))
+		return 0;
+	p += 2 + strspn(p + 2, "0123456789");
+	return strncmp(p, " \"" PROBE_FILE "\"", strlen(PROBE_FILE) + 3) == 0;
+}
+
 static void probe_read(preproc_job *j, char *t)
 {
 	char *mark = NULL;
-	for (char *p = t; (p = strstr(p, "\"" PROBE_FILE "\"")); p++)
-		mark = p;
-	while (mark && mark > t && mark[-1] != '\n')
-		mark--;
+	for (char *line = t; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (probe_marker(line))
+			mark = line;      /* the last one: the trailer comes after all the student wrote */
 	if (!j->probe || !mark)
 		return;
 	char *tail = mark + strcspn(mark, "\n");
@@ -328,9 +336,11 @@ static void probe_read(preproc_job *j, char *t)
 	for (char *line = tail; *line; line += strcspn(line, "\n")) {
 		line += *line == '\n';
 		int i, n = 0;
-		if (sscanf(line, PROBE_TAG "%d__ %n", &i, &n) != 1 || n == 0 || i < 0 ||
-		    i >= PREPROC_MAX_PROBE)
+		/* "__clgrade_probe_<i>__ value", the value possibly empty: never past the line */
+		if (sscanf(line, PROBE_TAG "%d__%n", &i, &n) != 1 || n == 0 || i < 0 ||
+		    i >= PREPROC_MAX_PROBE || (line[n] != ' ' && line[n] != '\n' && line[n]))
 			continue;
+		n += line[n] == ' ';
 		size_t k = strcspn(line + n, "\n");
 		while (k && isspace((unsigned char)line[n + k - 1]))
 			k--;

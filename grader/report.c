@@ -521,8 +521,11 @@ static void json_analysis(cJSON *root, const check_report *rep)
 		cJSON_AddItemToObject(o, "range_hi", size_pair(rep->analyses[i].hi.rows, rep->analyses[i].hi.cols));
 		cJSON_AddItemToArray(sizes, o);
 	}
-	cJSON_AddItemToObject(a, "range_lo", size_pair(l->kind->analysis_lo.rows, l->kind->analysis_lo.cols));
-	cJSON_AddItemToObject(a, "range_hi", size_pair(l->kind->analysis_hi.rows, l->kind->analysis_hi.cols));
+	/* the first run's range (each size has its own, as lesson 4's chosen TILE may move it) */
+	lesson_size lo = rep->nanalyses ? rep->analyses[0].lo : l->kind->analysis_lo;
+	lesson_size hi = rep->nanalyses ? rep->analyses[0].hi : l->kind->analysis_hi;
+	cJSON_AddItemToObject(a, "range_lo", size_pair(lo.rows, lo.cols));
+	cJSON_AddItemToObject(a, "range_hi", size_pair(hi.rows, hi.cols));
 	cJSON_AddNumberToObject(a, "seconds", rep->analysis_s);
 	cJSON_AddBoolToObject(a, "grader_failed", rep->analysis_grader);
 	/* the sites (banks, coalescing) come from a -cl-opt-disable build: check_analysis */

@@ -255,7 +255,8 @@ static int judge(const check_report *rep, const tile_profile *tp, const char *so
 		snprintf(msg, mlen, "TILE=%ld is the right choice for %s, but its occupancy limiter is "
 		         "%s, not \"%s\": check `build/clgrade occupancy --profile %s --work-group %ld "
 		         "--local-bytes %ld --registers %d`", chosen, tp->short_name,
-		         occ_limiter_name(r.limiter), has_lim ? lim_s : "(missing)", tp->profile,
+		         occ_limiter_name(r.limiter), has_lim ? (lim_s[0] ? lim_s : "(empty)") : "(missing)",
+		         tp->profile,
 		         chosen * chosen, 2 * chosen * chosen * 4, tile_registers(rep, p, &(int){0}));
 		snprintf(try_, tlen, "the limiter is the resource that runs out first: warps (threads), "
 		         "groups, registers or local_memory; write it as `#define %s <limiter>`", lname);

@@ -722,7 +722,10 @@ START_TEST(test_batch_source_never_followed)
 	ck_assert_int_eq(symlink("bob", q), 0);
 	ck_assert_ptr_nonnull(realpath(subs, real));
 	static const char *entries[] = { "zed.cl", "dir/k.cl", "fifo.cl", "eve.cl", "carol/k.cl" };
-	static const char *why[] = { "link", "link", "link", "more than one name", "a link" };
+	/* which guard refused it: the open (no link followed, no FIFO), the real path, the names */
+	static const char *why[] = { "not a readable file, or a link", "no longer the file it listed",
+	                             "not a readable file, or a link", "more than one name",
+	                             "no longer the file it listed" };
 	for (int i = 0; i < 5; i++) {
 		char want[4200];
 		snprintf(q, sizeof q, "%s/%s", subs, entries[i]);
