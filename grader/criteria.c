@@ -162,7 +162,7 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 	(void)o;
 }
 
-static void eval_correct(const check_opts *o, check_report *rep)
+static void eval_correct(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_CORRECT);
 	const check_child *ch = &rep->child;
@@ -195,6 +195,22 @@ static void eval_correct(const check_opts *o, check_report *rep)
 		else
 			diag_sizes(o->l->kind->mixup_msg, o->l->kind->mixup_try, sizes, ns, bad->tile,
 			           extra, sizeof extra, try_, sizeof try_);
+		/* PoCL miscompiles a barrier inside an if that every work-item takes; Oclgrind,
+		 * which follows the OpenCL rules, then computes the right result (verified) */
+		char cond[160];
+		int cl, bl = 0, clean = rep->an.summary && !rep->analysis_wrong[0] && rep->nanalyses;
+		for (int k = 0; clean && k < FIND_KINDS; k++)
+			clean = rep->an.nfind[k] == 0;
+		if (clean && source && strcmp(ch->dev.type, "CPU") == 0 &&
+		    (bl = diag_barrier_in_if(source, cond, sizeof cond, &cl)) > 0) {
+			/* in place of the size pattern's guess, which the verified analysis contradicts */
+			snprintf(extra, sizeof extra, " -- but under Oclgrind, which follows the OpenCL "
+			         "rules, it computes the right result at %dx%d: PoCL can get a barrier inside "
+			         "`if (%s)` (line %d) wrong even when every work-item takes it",
+			         rep->analyses[0].rows, rep->analyses[0].cols, cond, cl);
+			snprintf(try_, sizeof try_, "move the barrier on line %d out of the if: keep every "
+			         "work-item on one path and guard only the loads and stores", bl);
+		}
 		set(c, CRIT_FAIL, try_, "wrong at %dx%d (seed %llu): %s%s", bad->rows, bad->cols,
 		    (unsigned long long)o->seed, bad->cmp.pattern, extra);
 		return;
@@ -597,7 +613,7 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	int built = crit(rep, CRIT_BUILDS)->status == CRIT_PASS;
 	if (built) {
 		eval_runs(o, source, rep);
-		eval_correct(o, rep);
+		eval_correct(o, source, rep);
 		eval_memory(o, rep);
 		if (crit(rep, CRIT_RACE_FREE))
 			eval_races(o, source, rep);

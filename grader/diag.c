@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "trace.h"
 
 /* Line n (1-based) of source into buf, without its newline. */
 static void source_line(const char *src, int n, char *buf, size_t len)
@@ -432,6 +433,23 @@ static int any_barrier(const char *flags, int line, void *arg)
 int diag_has_barrier(const char *source)
 {
 	return each_barrier(source, any_barrier, NULL) != 0;
+}
+
+typedef struct in_if { const char *source; char *cond; size_t len; int cond_line; } in_if;
+
+static int inside_if(const char *flags, int line, void *arg)
+{
+	in_if *a = arg;
+	(void)flags;
+	return trace_skip_condition(a->source, line, a->cond, a->len, &a->cond_line) == 1 ? line : 0;
+}
+
+int diag_barrier_in_if(const char *source, char *cond, size_t len, int *cond_line)
+{
+	in_if a = { source, cond, len, 0 };
+	int line = each_barrier(source, inside_if, &a);
+	*cond_line = a.cond_line;
+	return line;
 }
 
 static int global_only(const char *flags, int line, void *arg)

@@ -53,6 +53,10 @@ int diag_signature(const char *const *names, int n_inputs, const diag_arg *args,
 /* 1 when the source (comments and strings aside) calls barrier() or work_group_barrier(). */
 int diag_has_barrier(const char *source);
 
+/* Line of the first barrier inside an `if`, with that condition in cond and its line in
+ * *cond_line (trace_skip_condition), or 0. */
+int diag_barrier_in_if(const char *source, char *cond, size_t len, int *cond_line);
+
 /* Line of the first barrier whose flags name no CLK_LOCAL_MEM_FENCE in a source that
  * declares __local memory (a barrier that orders only __global memory around a __local
  * tile), or 0 when there is none. */

@@ -69,6 +69,9 @@ static const struct edge {
 	/* a write-write race between groups from a wrong store guard is an indexing problem */
 	{ "3", FX "l3_store_with_load_guard.cl", NULL, "race_free", "an indexing problem", NULL,
 	  "two kernel launches" },
+	/* PoCL gets a barrier inside a uniform if wrong; Oclgrind does not: named, not the edges */
+	{ "3", FX "l3_uniform_if_barrier.cl", NULL, "correct", "PoCL can get a barrier inside `if ("
+	  "rows > 0 && cols > 0)`", NULL, "partial last tile" },
 	/* a different path in the edge groups: their full warps are priced */
 	{ "3", FX "l3_edge_groups_naive.cl", NULL, "coalesced", "the store to out needs 32.0", NULL,
 	  NULL },
