@@ -28,6 +28,7 @@
 #include "confine.h"
 #include "lesson.h"
 #include "report.h"
+#include "sandbox.h"
 
 enum { MAX_SOURCE = 256 * 1024 };   /* check.c reads no more of a kernel than this */
 
@@ -48,14 +49,10 @@ typedef struct sublist {
 
 int batch_hash_file(const char *path, char out[17])
 {
-	/* never through a link, never a FIFO's blocking open: a regular file or nothing */
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		if (fd >= 0)
-			close(fd);
+	int fd = sandbox_open_regular(path, 1, &st);
+	if (fd < 0)
 		return -1;
-	}
 	unsigned long long h = CHECK_HASH_INIT;
 	char buf[65536];
 	ssize_t n;
@@ -106,13 +103,12 @@ static int screen_source(const char *path, off_t size, char *problem, size_t len
 		         (long long)size);
 		return -1;
 	}
-	/* one open, never through a link, never a FIFO's blocking open: the entry may have been
-	 * swapped since it was listed */
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	/* the entry may have been swapped since it was listed */
 	struct stat st;
-	FILE *f = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? fdopen(fd, "rb") : NULL;
+	int fd = sandbox_open_regular(path, 1, &st);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
 	if (!f) {
-		snprintf(problem, len, "cannot be read by the grader (%s)", fd >= 0 ?
+		snprintf(problem, len, "cannot be read by the grader (%s)", fd < 0 && errno == EINVAL ?
 		         "not a regular file any more" : strerror(errno));
 		if (fd >= 0)
 			close(fd);

@@ -504,6 +504,12 @@ static void trace_file(const char *dir, int i, char *buf, size_t len)
 	snprintf(buf, len, "%s/trace-%d.json", dir, i);
 }
 
+/* Where run i's analysed launch leaves its wrong result's pattern (verify_analysed). */
+static void wrong_file(const char *dir, int i, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/wrong-%d.txt", dir, i);
+}
+
 /* Every planned run on Oclgrind, one after another in this one child: each writes its own
  * summary (CLTRACE_OUT) and names the problem's extent (CLTRACE_EXTENT: dimension 0 walks
  * cols, dimension 1 rows) so that only work-groups wholly inside it are priced. */
@@ -522,7 +528,7 @@ static void verify_analysed(clrun *cl, const clrun_bufs *b, const ref_problem *p
 	if (run.err == CL_SUCCESS && p->expect)
 		ref_compare(p, out, ar->tile, &run.cmp);
 	if (run.err == CL_SUCCESS && p->expect && !run.cmp.passed) {
-		snprintf(path, sizeof path, "%s/wrong-%d.txt", dir, i);
+		wrong_file(dir, i, path, sizeof path);
 		FILE *f = fopen(path, "w");
 		if (f) {
 			fprintf(f, "%s", run.cmp.pattern);
@@ -837,7 +843,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		cJSON_Delete(rep->analysis);
 		for (int i = 0; i < rep->nanalyses; i++) {   /* the aborted run's verdicts go with it */
 			char stale[4300];
-			snprintf(stale, sizeof stale, "%s/wrong-%d.txt", a->dir, i);
+			wrong_file(a->dir, i, stale, sizeof stale);
 			unlink(stale);
 		}
 		a->c.no_uninit = 1;
@@ -851,7 +857,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 	}
 	for (int i = 0; i < rep->nanalyses && !rep->analysis_wrong[0]; i++) {
 		char path[4300];
-		snprintf(path, sizeof path, "%s/wrong-%d.txt", a->dir, i);
+		wrong_file(a->dir, i, path, sizeof path);
 		FILE *f = fopen(path, "r");
 		size_t n = f ? fread(rep->analysis_wrong, 1, sizeof rep->analysis_wrong - 1, f) : 0;
 		if (f)
@@ -1144,8 +1150,8 @@ static char *read_source(const check_opts *o, char *err, size_t errlen, char *re
 	const char *path = o->kernel;
 	struct stat st;
 	/* one open, then everything from that descriptor: no second look at the path */
-	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | (o->within ? O_NOFOLLOW : 0));
-	int ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	int fd = sandbox_open_regular(path, o->within != NULL, &st);
+	int ok = fd >= 0;
 	if (ok && o->within && (!fd_is(fd, o->within) || st.st_nlink != 1)) {
 		snprintf(err, errlen, "%s was not graded: %s", path, st.st_nlink != 1 ?
 		         "it has more than one name (a hard link could name any file): copy it instead" :

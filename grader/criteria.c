@@ -167,7 +167,9 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 	check_crit *c = crit(rep, CRIT_CORRECT);
 	const check_child *ch = &rep->child;
 	const check_run *bad = NULL, *last = NULL;
-	int done = 0;
+	int done = 0, findings = 0;   /* Oclgrind's findings: they explain a wrong result there */
+	for (int k = 0; k < FIND_KINDS; k++)
+		findings += rep->an.nfind[k];
 	double maxerr = 0;
 	for (int i = 0; i < ch->nruns; i++) {
 		const check_run *r = &ch->runs[i];
@@ -198,10 +200,8 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		/* PoCL miscompiles a barrier inside an if that every work-item takes; Oclgrind,
 		 * which follows the OpenCL rules, then computes the right result (verified) */
 		char cond[160];
-		int cl, bl = 0, clean = rep->an.summary && !rep->analysis_wrong[0] && rep->nanalyses;
-		for (int k = 0; clean && k < FIND_KINDS; k++)
-			clean = rep->an.nfind[k] == 0;
-		if (clean && source && strcmp(ch->dev.type, "CPU") == 0 &&
+		int cl, bl = 0;
+		if (rep->an.summary && !rep->analysis_wrong[0] && rep->nanalyses && !findings && source && strcmp(ch->dev.type, "CPU") == 0 &&
 		    (bl = diag_barrier_in_if(source, cond, sizeof cond, &cl)) > 0) {
 			/* in place of the size pattern's guess, which the verified analysis contradicts */
 			snprintf(extra, sizeof extra, " -- but under Oclgrind, which follows the OpenCL "
@@ -222,9 +222,6 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 			    o->l->tile, ch->tiles[i].tile);
 			return;
 		}
-	int findings = 0;   /* a race or a bad access under Oclgrind explains a wrong result there */
-	for (int k = 0; k < FIND_KINDS; k++)
-		findings += rep->an.nfind[k];
 	if (rep->analysis_wrong[0] && !findings) {
 		const check_analysis_run *ar = &rep->analyses[rep->analysis_wrong_at];
 		int all = done == ch->nruns && !rep->child_crashed && !rep->child_timed_out;

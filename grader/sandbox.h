@@ -8,6 +8,7 @@
 #define SANDBOX_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 
 #include "confine.h"
 
@@ -63,6 +64,12 @@ void sandbox_tmp_remove(const char *dir);
 /* Remove the clgrade-<pid>-* folders of runs whose process is gone (killed with SIGKILL, a
  * power cut): a killed run's leftovers go with the next run. */
 void sandbox_tmp_sweep(void);
+
+/* Open path for reading only if it is a regular file, in one open: never blocking on a FIFO
+ * or a device, and with nofollow never through a link as its last component.  The
+ * descriptor (*st filled), or -1 with errno (EINVAL: not a regular file).  Untrusted files
+ * (a student's kernel, batch's submissions) are read from that descriptor only. */
+int sandbox_open_regular(const char *path, int nofollow, struct stat *st);
 
 /* Remove a folder tree (no symlink followed); the PoCL cache and temp folders use it. */
 void sandbox_rmtree(const char *path);

@@ -132,14 +132,20 @@ const char *const *tile_probe_names(void)
 	return names;
 }
 
+/* name's index in tile_probe_names() (and rep->choice_val), or -1 */
+static int probe_index(const char *name)
+{
+	const char *const *names = tile_probe_names();
+	for (int i = 0; names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -1;
+}
+
 int tile_value(const check_report *rep, const char *src, const char *name, char *out, size_t len)
 {
-	int rc = tile_define(src, name, out, len);
-	const char *const *names = tile_probe_names();
-	int i = 0;
-	while (names[i] && strcmp(names[i], name) != 0)
-		i++;
-	if (rc == -2 || !rep->choice_probed || !names[i])
+	int rc = tile_define(src, name, out, len), i = probe_index(name);
+	if (rc == -2 || !rep->choice_probed || i < 0)
 		return rc;
 	if (rep->choice_vary_tile[i])
 		return -4;
@@ -181,7 +187,7 @@ static int judge(const check_report *rep, const tile_profile *tp, const char *so
 	int l_rc = tile_value(rep, source, lname, lim_s, sizeof lim_s);
 	if (t_rc == -4 || l_rc == -4) {
 		const char *vary = t_rc == -4 ? tname : lname;
-		int k = t_rc == -4 ? (tp == &tile_profiles[0] ? 0 : 2) : (tp == &tile_profiles[0] ? 1 : 3);
+		int k = probe_index(vary);
 		const char *a = rep->choice_val[k], *b = rep->choice_vary_val[k];
 		snprintf(msg, mlen, "%s depends on TILE: the compiler sees %s at TILE=%d but %s at "
 		         "TILE=%d, so the file records no one choice", vary,
