@@ -4,6 +4,7 @@
  *   under Oclgrind with our tracer) -> criteria.  Children write into shared memory / a
  *   file, so a crash or a hang in the student's kernel is a finding, never a grader crash. */
 #include <fcntl.h>
+#include <sys/file.h>
 #include <limits.h>
 #include <errno.h>
 #include <ftw.h>
@@ -21,6 +22,7 @@
 #include "check.h"
 #include "bank.h"
 #include "confine.h"
+#include "devrun.h"
 #include "diag.h"
 #include "occ.h"
 #include "localmem.h"
@@ -57,338 +59,10 @@ static const char *pre_for(const child_ctx *c, int tile)
 	return "";
 }
 
-/* The preprocessor's refusal at TILE=tile (a sweep's TILE), or NULL. */
-static const char *pre_error(const child_ctx *c, int tile)
-{
-	for (int i = 0; i < c->npre; i++)
-		if (c->pre_tile[i] == tile && c->pre_err[i])
-			return c->pre_err[i];
-	return NULL;
-}
-
-static void stage(check_child *r, const char *fmt, int a, int b)
-{
-	snprintf(r->stage, sizeof r->stage, fmt, a, b);
-}
-
 /* No -I: the preprocessed text has no #include left (preproc.h). */
 static void build_options(const check_opts *o, int tile, char *buf, size_t len)
 {
 	snprintf(buf, len, "-DTILE=%d -cl-kernel-arg-info", tile);
-}
-
-/* Build the student's source at TILE=tile; the log is rewritten against the student's file. */
-static cl_kernel build_student(clrun *cl, const child_ctx *c, int tile, cl_int *err)
-{
-	check_child *r = c->out;
-	const char *refused = pre_error(c, tile);
-	if (refused) {            /* no compiler sees it: the preprocessor's message is the log */
-		*err = CL_BUILD_PROGRAM_FAILURE;
-		if (!r->log_tile || r->build_errors == 0) {
-			snprintf(r->build_log, sizeof r->build_log, "%s", refused);
-			r->build_errors = 1;
-			r->log_tile = tile;
-		}
-		return NULL;
-	}
-	char opts[4200], *raw = malloc(65536);
-	cl_program prog = NULL;
-	build_options(c->o, tile, opts, sizeof opts);
-	if (strstr(cl->info.platform, "NVIDIA"))   /* ptxas reports registers per work-item */
-		strncat(opts, " -cl-nv-verbose", sizeof opts - strlen(opts) - 1);
-	*err = clrun_build(cl, pre_for(c, tile), opts, &prog, raw ? raw : (char[1]){0}, raw ? 65536 : 1);
-	const char *used = raw ? strstr(raw, "Used ") : NULL;
-	if (used && strstr(used, " registers") && !r->registers)
-		r->registers = atoi(used + 5);
-	/* the main build's log, unless a later TILE's build is the first to fail */
-	if (raw && (!r->log_tile || (*err != CL_SUCCESS && r->build_errors == 0))) {
-		r->build_errors = diag_rewrite(raw, c->source, c->o->kernel, r->build_log,
-		                               sizeof r->build_log);
-		if (*err != CL_SUCCESS && r->build_errors == 0)   /* a link error: no location */
-			r->build_errors = diag_unlocated(raw, c->source, c->o->kernel, r->build_log,
-			                                 sizeof r->build_log);
-		r->log_tile = tile;
-	}
-	free(raw);
-	if (*err != CL_SUCCESS)
-		return NULL;
-	cl_kernel k = clCreateKernel(prog, c->o->l->kernel, err);
-	clReleaseProgram(prog);
-	return *err == CL_SUCCESS ? k : NULL;
-}
-
-static cl_kernel build_baseline(clrun *cl, const lesson *l)
-{
-	char path[4096], opts[64], log[4096];
-	lesson_path(l, "baseline", path, sizeof path);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	char src[8192];
-	size_t n = fread(src, 1, sizeof src - 1, f);
-	fclose(f);
-	src[n] = '\0';
-	snprintf(opts, sizeof opts, "-DTILE=%d", l->tile);
-	cl_program prog;
-	cl_int e = clrun_build(cl, src, opts, &prog, log, sizeof log);
-	cl_kernel k = e == CL_SUCCESS ? clCreateKernel(prog, l->baseline_kernel, &e) : NULL;
-	if (prog)
-		clReleaseProgram(prog);
-	return e == CL_SUCCESS ? k : NULL;
-}
-
-/* Elements that came out NaN from the NaN-filled output: run again on an output of zeros.
- * When all of them come out right now, they depend on the output's old contents: the
- * kernel reads the output before writing it (C[i] += ...), which the pattern then says
- * instead of "never written". */
-static void check_reads_output(clrun *cl, cl_kernel k, clrun_bufs *b, const ref_problem *p,
-                               int tile, float *out, check_run *run)
-{
-	if (p->kind->finish)   /* compared as finished values, not element by element */
-		return;
-	float *first = malloc(p->out_len * sizeof(float)), *again = malloc(p->out_len * sizeof(float));
-	int viol;
-	char msg[240];
-	if (first && again && (memcpy(first, out, p->out_len * sizeof(float)),
-	    clrun_fill_output(cl, b, 0u) == CL_SUCCESS) &&
-	    clrun_launch(cl, k, b, tile, NULL) == CL_SUCCESS &&
-	    clrun_download(cl, b, again, &viol, msg, sizeof msg) == CL_SUCCESS) {
-		size_t dep = 0, nan = 0;
-		for (size_t i = 0; i < p->out_len; i++) {
-			nan += isnan(first[i]) != 0;
-			dep += isnan(first[i]) && ref_element_ok(p, i, again[i]);
-		}
-		/* every one of them: a few that change between runs are a race, not a read */
-		if (dep && dep == nan) {
-			run->reads_output = 1;
-			diag_reads_output(p->out_name, dep, p->out_len, run->cmp.pattern,
-			                  sizeof run->cmp.pattern, NULL, 0);
-		}
-	}
-	free(first);
-	free(again);
-}
-
-/* Run kernel k at one size and compare; records into run.  Returns 0 when it ran. */
-static int correctness_run(clrun *cl, cl_kernel k, const check_opts *o, int rows, int cols,
-                           int tile, uint64_t seed, check_run *run)
-{
-	ref_problem p;
-	clrun_bufs b;
-	run->rows = rows, run->cols = cols, run->tile = tile;
-	if (ref_setup(&p, o->l->kind, rows, cols, tile, seed) != 0)
-		return -1;
-	float *out = malloc(p.out_len * sizeof(float));
-	run->err = out ? clrun_upload(cl, &p, &b, 1) : CL_OUT_OF_HOST_MEMORY;
-	if (run->err == CL_SUCCESS)
-		run->err = clrun_launch(cl, k, &b, tile, NULL);
-	if (run->err == CL_SUCCESS)
-		run->err = clrun_download(cl, &b, out, &run->violations, run->guard_msg,
-		                          sizeof run->guard_msg);
-	if (run->err == CL_SUCCESS) {
-		ref_compare(&p, out, tile, &run->cmp);
-		run->done = 1;
-	}
-	if (run->done && (run->cmp.unwritten || run->cmp.nonfinite))
-		check_reads_output(cl, k, &b, &p, tile, out, run);
-	clrun_release(&b);
-	free(out);
-	ref_free(&p);
-	return run->err == CL_SUCCESS ? 0 : -1;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, n, sizeof *v, cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* Student and baseline interleaved on the same buffers: warm-up (checked for correctness at
- * this large size), then alternating launches; medians of the profiling events. */
-/* Download the output and check it: fully against the reference where there is one,
- * else on sampled elements (ref_check_sample).  Records into run. */
-static void verify(clrun *cl, const clrun_bufs *b, const ref_problem *p, int tile, float *out,
-                   uint64_t seed, check_run *run)
-{
-	run->err = clrun_download(cl, b, out, &run->violations, run->guard_msg, sizeof run->guard_msg);
-	if (run->err != CL_SUCCESS)
-		return;
-	if (p->expect)
-		ref_compare(p, out, tile, &run->cmp);
-	else
-		ref_check_sample(p, out, 64, seed, &run->cmp);
-	run->done = 1;
-}
-
-/* Student and baseline interleaved on the same buffers, the output refilled before every
- * launch; then one more student launch, verified, so the timed kernel is the checked one
- * (a kernel cannot tell the two apart).  Medians of the profiling events. */
-static void timing(clrun *cl, cl_kernel k, cl_kernel base, const child_ctx *c, int tile)
-{
-	check_child *r = c->out;
-	const lesson *l = c->o->l;
-	ref_problem p;
-	clrun_bufs b;
-	/* a GPU needs a large problem to dwarf launch costs; its full CPU reference would take
-	 * seconds, so there the output is checked on sampled elements */
-	int gpu = strcmp(r->dev.type, "GPU") == 0;
-	lesson_size ts = gpu ? l->kind->time_size_gpu : l->kind->time_size;
-	int rows = ts.rows, cols = ts.cols;
-	stage(r, "timing at %dx%d", rows, cols);
-	if ((gpu ? ref_setup_inputs : ref_setup)(&p, l->kind, rows, cols, tile, c->o->seed + 99) != 0)
-		return;
-	check_run *run = &r->runs[r->nruns++];
-	run->rows = rows, run->cols = cols, run->tile = tile;
-	float *out = malloc(p.out_len * sizeof(float));
-	double ks[16], bs[16], cs[16], w = 0, bw = 0, cw = 0;
-	clrun_copy copy = { 0 };
-	int copying = 0;
-	run->err = out ? clrun_upload(cl, &p, &b, 1) : CL_OUT_OF_HOST_MEMORY;
-	if (run->err == CL_SUCCESS)
-		run->err = clrun_launch(cl, k, &b, tile, &w);              /* warm-up */
-	if (run->err == CL_SUCCESS)
-		verify(cl, &b, &p, tile, out, c->o->seed, run);
-	if (run->err != CL_SUCCESS || !run->cmp.passed || run->violations)
-		goto out;
-	if (base && (clrun_reset_output(cl, &b) != CL_SUCCESS ||
-	             clrun_launch(cl, base, &b, l->tile, &bw) != CL_SUCCESS))
-		r->baseline_failed = 1, base = NULL;
-	/* a copy of the same bytes in the same run: the bandwidth the kernel is shown beside */
-	if (l->kind->copy_floats)
-		copying = clrun_copy_open(cl, &b, (size_t)l->kind->copy_floats(rows, cols), &copy) ==
-		          CL_SUCCESS && clrun_copy_launch(cl, &copy, &cw) == CL_SUCCESS;
-	/* about half a second of timed launches in all, 3 to 15 of each */
-	int reps = (int)(500.0 / (w + bw + cw + 1e-3));
-	reps = reps < 3 ? 3 : reps > 15 ? 15 : reps;
-	for (int i = 0; i < reps; i++) {
-		if (clrun_reset_output(cl, &b) != CL_SUCCESS ||
-		    (run->err = clrun_launch(cl, k, &b, tile, &ks[i])) != CL_SUCCESS)
-			goto out;
-		if (base && (clrun_reset_output(cl, &b) != CL_SUCCESS ||
-		             clrun_launch(cl, base, &b, l->tile, &bs[i]) != CL_SUCCESS))
-			r->baseline_failed = 1, base = NULL;
-		if (copying && clrun_copy_launch(cl, &copy, &cs[i]) != CL_SUCCESS)
-			copying = 0;
-	}
-	if (clrun_reset_output(cl, &b) != CL_SUCCESS ||
-	    (run->err = clrun_launch(cl, k, &b, tile, NULL)) != CL_SUCCESS)
-		goto out;
-	verify(cl, &b, &p, tile, out, c->o->seed + 1, run);
-	if (!run->cmp.passed || run->violations)
-		goto out;                 /* right once, wrong when timed: not timed */
-	r->kernel_ms = median(ks, reps);
-	r->baseline_ms = base ? median(bs, reps) : 0;
-	r->copy_ms = copying ? median(cs, reps) : 0;
-	r->time_rows = rows, r->time_cols = cols, r->time_reps = reps;
-	r->timed = 1;
-out:
-	clrun_copy_close(&copy);
-	clrun_release(&b);
-	free(out);
-	ref_free(&p);
-}
-
-/* Lesson 4: the same kernel at every TILE of the sweep. */
-static void tile_sweep(clrun *cl, const child_ctx *c)
-{
-	check_child *r = c->out;
-	const lesson *l = c->o->l;
-	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
-		check_tile *t = &r->tiles[r->ntiles++];
-		int tile = t->tile = l->tiles[i];
-		stage(r, "TILE=%d sweep%.0d", tile, 0);
-		if ((size_t)tile * tile > r->dev.max_wg) {
-			t->err = CL_INVALID_WORK_GROUP_SIZE;
-			continue;
-		}
-		cl_kernel k = build_student(cl, c, tile, &t->err);
-		if (!k)
-			continue;
-		size_t wg, runtime;
-		lmem_source src;
-		t->built = 1;
-		clrun_kernel_info(cl, k, &runtime, &wg);
-		t->local_bytes = lmem_pick(runtime, c->declared_at[i], -1, &src);
-		check_run run = {0};
-		t->correct = correctness_run(cl, k, c->o, 100, 100, tile, c->o->seed + tile, &run) == 0 &&
-		             run.cmp.passed && !run.violations;
-		t->err = run.err;
-		ref_problem p;
-		clrun_bufs b;
-		lesson_size ts = strcmp(r->dev.type, "GPU") == 0 ? l->kind->time_size_gpu : l->kind->time_size;
-		if (t->correct && ref_setup_inputs(&p, l->kind, ts.rows, ts.cols, tile, 7) == 0) {
-			double ms[3];
-			if (clrun_upload(cl, &p, &b, 1) == CL_SUCCESS &&
-			    clrun_launch(cl, k, &b, tile, &ms[0]) == CL_SUCCESS &&
-			    clrun_launch(cl, k, &b, tile, &ms[0]) == CL_SUCCESS &&
-			    clrun_launch(cl, k, &b, tile, &ms[1]) == CL_SUCCESS &&
-			    clrun_launch(cl, k, &b, tile, &ms[2]) == CL_SUCCESS) {
-				t->ms = median(ms, 3);
-				t->timed = 1;
-			}
-			clrun_release(&b);
-			ref_free(&p);
-		}
-		clReleaseKernel(k);
-	}
-}
-
-/* Bytes of address space this process holds now (/proc/self/statm), 0 when unknown. */
-static size_t address_space(void)
-{
-	unsigned long pages = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
-	if (f) {
-		if (fscanf(f, "%lu", &pages) != 1)
-			pages = 0;
-		fclose(f);
-	}
-	return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
-}
-
-/* The seed's local-size experiment: the lesson's baseline (the naive kernel, which takes any
- * local size, unlike a TILE x TILE tiled one) timed at square and non-square local sizes. */
-static void local_sweep(clrun *cl, const child_ctx *c)
-{
-	static const int shapes[CHECK_MAX_LOCALS][2] = { { 8, 8 }, { 16, 16 }, { 32, 8 } };
-	check_child *r = c->out;
-	const lesson *l = c->o->l;
-	cl_kernel base = build_baseline(cl, l);
-	/* on a CPU at N = 256 (a naive launch at the sweep's N would cost the check seconds) */
-	lesson_size ts = strcmp(r->dev.type, "GPU") == 0 ? l->kind->time_size_gpu : (lesson_size){ 256, 256 };
-	ref_problem p;
-	clrun_bufs b;
-	if (!base || ref_setup_inputs(&p, l->kind, ts.rows, ts.cols, l->tile, 7) != 0) {
-		if (base)
-			clReleaseKernel(base);
-		return;
-	}
-	if (clrun_upload(cl, &p, &b, 1) == CL_SUCCESS) {
-		for (int i = 0; i < CHECK_MAX_LOCALS; i++) {
-			check_local *lc = &r->locals[r->nlocals++];
-			double ms[3];
-			lc->lx = shapes[i][0], lc->ly = shapes[i][1], lc->n = ts.rows;
-			stage(r, "local size %dx%d", lc->lx, lc->ly);
-			if ((size_t)lc->lx * lc->ly > r->dev.max_wg)
-				continue;
-			if (clrun_launch_local(cl, base, &b, lc->lx, lc->ly, &ms[0]) == CL_SUCCESS &&
-			    clrun_launch_local(cl, base, &b, lc->lx, lc->ly, &ms[0]) == CL_SUCCESS &&
-			    clrun_launch_local(cl, base, &b, lc->lx, lc->ly, &ms[1]) == CL_SUCCESS &&
-			    clrun_launch_local(cl, base, &b, lc->lx, lc->ly, &ms[2]) == CL_SUCCESS) {
-				lc->ms = median(ms, 3);
-				lc->timed = 1;
-			}
-		}
-		clrun_release(&b);
-	}
-	ref_free(&p);
-	clReleaseKernel(base);
 }
 
 /* --memory bounds the check as a whole: with the analysis beside it, each child gets half,
@@ -396,95 +70,6 @@ static void local_sweep(clrun *cl, const child_ctx *c)
 static size_t memory_share(const check_opts *o)
 {
 	return o->analysis ? o->mem_bytes / 2 : o->mem_bytes;
-}
-
-/* Timing waits until the parent says the analysis child is done: no shared CPU on a clock. */
-static void wait_for_analysis(check_child *r)
-{
-	stage(r, "waiting for the analysis to finish%.0d%.0d", 0, 0);
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	r->wait_began = t.tv_sec + t.tv_nsec * 1e-9;
-	while (!__atomic_load_n(&r->analysis_done, __ATOMIC_SEQ_CST))
-		usleep(2000);
-}
-
-static int child_main(void *arg)
-{
-	const child_ctx *c = arg;
-	const check_opts *o = c->o;
-	const lesson *l = o->l;
-	check_child *r = c->out;
-	clrun cl;
-	/* NVIDIA's compute cache would hide ptxas's register report on a rebuild */
-	setenv("CUDA_CACHE_DISABLE", "1", 1);
-	setenv("POCL_CACHE_DIR", c->pocl_cache, 1);
-	stage(r, "opening the OpenCL device%.0d%.0d", 0, 0);
-	if (clrun_open(&cl, o->device, r->open_err, sizeof r->open_err) != 0)
-		return 3;
-	r->opened = 1;
-	r->dev = cl.info;
-	/* The memory limit starts now, on CPU devices only (a GPU driver reserves far more
-	 * address space than any kernel's host memory: NVIDIA's fails to load under 8 GiB), and
-	 * on top of what the runtime already holds: PoCL's reservations grow with the cores
-	 * (Ubuntu 24.04's PoCL 5.0 on 16 cores aborted every build under a flat 8 GiB) */
-	if (o->mem_bytes && strcmp(r->dev.type, "GPU") != 0) {
-		size_t lim = address_space() + memory_share(o);
-		struct rlimit as = { lim, lim };
-		setrlimit(RLIMIT_AS, &as);
-	}
-	stage(r, "building the kernel (TILE=%d)%.0d", l->tile, 0);
-	cl_kernel k = build_student(&cl, c, l->tile, &r->build_err);
-	r->built = r->build_err == CL_SUCCESS || r->build_err == CL_INVALID_KERNEL_NAME;
-	struct timespec bt;
-	clock_gettime(CLOCK_MONOTONIC, &bt);
-	r->built_at = bt.tv_sec + bt.tv_nsec * 1e-9;
-	if (!k)
-		return 0;
-	r->kernel_found = 1;
-	diag_arg args[16];
-	int nargs = clrun_kernel_args(&cl, k, args, 16);
-	if (nargs >= 0 && diag_signature(l->kind->args, l->kind->n_inputs, nargs <= 16 ? args : NULL,
-	                                 nargs, r->signature, sizeof r->signature) != 0)
-		return 0;             /* not launched: the grader cannot pass it the lesson's arguments */
-	clrun_kernel_info(&cl, k, &r->local_runtime, &r->kernel_max_wg);
-	r->local_declared = c->declared;
-	r->local_bytes = lmem_pick(r->local_runtime, c->declared, -1, &r->local_source);
-	r->local_limit = r->dev.local_mem;
-	if (o->local_mem && o->local_mem < r->local_limit)
-		r->local_limit = o->local_mem;
-	if (r->local_bytes > r->local_limit) {
-		r->over_budget = 1;   /* a finding with both numbers, not a launch failure */
-		return 0;
-	}
-	int ok = 1;
-	for (int i = 0; i < LESSON_MAX_SIZES && l->kind->sizes[i].rows && ok; i++) {
-		check_run *run = &r->runs[r->nruns++];
-		stage(r, "running at %dx%d", l->kind->sizes[i].rows, l->kind->sizes[i].cols);
-		ok = correctness_run(&cl, k, o, l->kind->sizes[i].rows, l->kind->sizes[i].cols, l->tile,
-		                     o->seed + i, run) == 0;
-	}
-	int right = ok;             /* time only a kernel that is right so far */
-	for (int i = 0; i < r->nruns; i++)
-		right = right && r->runs[i].done && r->runs[i].cmp.passed && !r->runs[i].violations;
-	if (right && !l->tiles[0]) {   /* a TILE sweep (lesson 4) times every TILE itself */
-		cl_kernel base = l->baseline ? build_baseline(&cl, l) : NULL;
-		wait_for_analysis(r);
-		r->baseline_failed = l->baseline && !base;
-		timing(&cl, k, base, c, l->tile);
-		if (base)
-			clReleaseKernel(base);
-	}
-	clReleaseKernel(k);
-	if (ok && l->tiles[0]) {
-		wait_for_analysis(r);
-		tile_sweep(&cl, c);
-		if (l->baseline)
-			local_sweep(&cl, c);
-	}
-	clrun_close(&cl);
-	r->finished = 1;
-	return 0;
 }
 
 /* ---- analysis under Oclgrind ---------------------------------------------------------- */
@@ -504,34 +89,30 @@ static void trace_file(const char *dir, int i, char *buf, size_t len)
 	snprintf(buf, len, "%s/trace-%d.json", dir, i);
 }
 
-/* Where run i's analysed launch leaves its wrong result's pattern (verify_analysed). */
-static void wrong_file(const char *dir, int i, char *buf, size_t len)
+/* Where run i's analysed launch leaves its output, raw (write_analysed). */
+static void out_file(const char *dir, int i, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s/wrong-%d.txt", dir, i);
+	snprintf(buf, len, "%s/out-%d.bin", dir, i);
 }
 
 /* Every planned run on Oclgrind, one after another in this one child: each writes its own
  * summary (CLTRACE_OUT) and names the problem's extent (CLTRACE_EXTENT: dimension 0 walks
- * cols, dimension 1 rows) so that only work-groups wholly inside it are priced. */
-/* The analysed launch computed the right answer?  A kernel that skips its work, or does it
- * differently, only at the analysis size would otherwise show the checkers a kernel that is
- * not the one graded.  Writes "wrong-<i>.txt" into dir with the pattern when it did not. */
-static void verify_analysed(clrun *cl, const clrun_bufs *b, const ref_problem *p,
-                            const check_analysis_run *ar, const char *dir, int i)
+ * cols, dimension 1 rows) so that only work-groups wholly inside it are priced.  Each run's
+ * output goes, as raw floats, into "out-<i>.bin" in dir: the parent compares it with its own
+ * reference (judge_analysed), so a kernel that skips its work, or does it differently, only
+ * at the analysis size cannot show the checkers a kernel that is not the one graded. */
+static void write_analysed(clrun *cl, const clrun_bufs *b, const ref_problem *p,
+                           const char *dir, int i)
 {
 	float *out = malloc((p->out_len ? p->out_len : 1) * sizeof *out);
-	check_run run = { .rows = ar->rows, .cols = ar->cols, .tile = ar->tile };
 	char path[4300];
 	if (!out)
 		return;
-	run.err = clrun_read_output(cl, b, out);
-	if (run.err == CL_SUCCESS && p->expect)
-		ref_compare(p, out, ar->tile, &run.cmp);
-	if (run.err == CL_SUCCESS && p->expect && !run.cmp.passed) {
-		wrong_file(dir, i, path, sizeof path);
+	if (clrun_read_output(cl, b, out) == CL_SUCCESS) {
+		out_file(dir, i, path, sizeof path);
 		FILE *f = fopen(path, "w");
 		if (f) {
-			fprintf(f, "%s", run.cmp.pattern);
+			fwrite(out, sizeof *out, p->out_len, f);
 			fclose(f);
 		}
 	}
@@ -582,7 +163,7 @@ static int analysis_main(void *arg)
 				return 3;
 			}
 			if (opened < 0 && o->mem_bytes) {   /* --memory: see memory_share */
-				size_t lim = address_space() + memory_share(o);
+				size_t lim = sandbox_address_space() + memory_share(o);
 				struct rlimit as = { lim, lim };
 				setrlimit(RLIMIT_AS, &as);
 			}
@@ -610,7 +191,7 @@ static int analysis_main(void *arg)
 			e = clrun_launch(&cl, k, &b, ar->tile, NULL);
 		clFinish(cl.queue);
 		if (e == CL_SUCCESS && !c->unoptimised)
-			verify_analysed(&cl, &b, &p, ar, c->trace_out, i);
+			write_analysed(&cl, &b, &p, c->trace_out, i);
 		clrun_release(&b);
 		clReleaseKernel(k);
 		clReleaseProgram(prog);
@@ -820,6 +401,40 @@ static const char *log_grader_failure(const char *path)
 	return NULL;
 }
 
+/* Each analysed launch's output (out-<i>.bin), judged here against the parent's own
+ * reference: the first wrong one's pattern into rep->analysis_wrong.  A file of the wrong
+ * length is a wrong result. */
+static void judge_analysed(check_report *rep, const analysis *a)
+{
+	const check_opts *o = a->c.o;
+	for (int i = 0; i < rep->nanalyses && !rep->analysis_wrong[0]; i++) {
+		const check_analysis_run *ar = &rep->analyses[i];
+		char path[4300];
+		ref_problem p;
+		out_file(a->dir, i, path, sizeof path);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;             /* the launch did not finish: judged as such elsewhere */
+		if (ref_setup(&p, o->l->kind, ar->rows, ar->cols, ar->tile, o->seed + 7 * i) == 0) {
+			float *out = malloc((p.out_len + 1) * sizeof *out);
+			size_t n = out ? fread(out, sizeof *out, p.out_len + 1, f) : 0;
+			ref_result r = { 0 };
+			if (out && n == p.out_len)
+				ref_compare(&p, out, ar->tile, &r);
+			else
+				snprintf(r.pattern, sizeof r.pattern, "its output came back short");
+			if (!out || n != p.out_len || !r.passed) {
+				snprintf(rep->analysis_wrong, sizeof rep->analysis_wrong, "%s", r.pattern);
+				rep->analysis_wrong_at = i;
+			}
+			free(out);
+			ref_free(&p);
+		}
+		fclose(f);
+		unlink(path);
+	}
+}
+
 /* Wait for the analysis and read its summaries into rep->analysis. */
 static void analysis_finish(check_report *rep, analysis *a)
 {
@@ -843,7 +458,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		cJSON_Delete(rep->analysis);
 		for (int i = 0; i < rep->nanalyses; i++) {   /* the aborted run's verdicts go with it */
 			char stale[4300];
-			wrong_file(a->dir, i, stale, sizeof stale);
+			out_file(a->dir, i, stale, sizeof stale);
 			unlink(stale);
 		}
 		a->c.no_uninit = 1;
@@ -855,17 +470,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		         "checker failed on this kernel (an Oclgrind limitation), so reads of "
 		         "uninitialised memory were not checked");
 	}
-	for (int i = 0; i < rep->nanalyses && !rep->analysis_wrong[0]; i++) {
-		char path[4300];
-		wrong_file(a->dir, i, path, sizeof path);
-		FILE *f = fopen(path, "r");
-		size_t n = f ? fread(rep->analysis_wrong, 1, sizeof rep->analysis_wrong - 1, f) : 0;
-		if (f)
-			fclose(f);
-		rep->analysis_wrong[n] = '\0';
-		rep->analysis_wrong_at = i;
-		unlink(path);
-	}
+	judge_analysed(rep, a);
 	cJSON *complete = cJSON_GetObjectItem(rep->analysis, "complete");
 	int exited = st.end == SANDBOX_EXITED;
 	left = a->c.o->timeout_s - (mono() - a->t0);   /* the analysis' own limit, all runs */
@@ -1090,37 +695,6 @@ static void occupancy(const check_opts *o, check_report *rep)
 
 /* ---- orchestration -------------------------------------------------------------------- */
 
-#define TERMINATE(s) ((s)[sizeof(s) - 1] = '\0')
-
-/* The child shares an address space with the student's native kernel code on a CPU device:
- * take nothing from its page on trust. */
-static void sanitize_child(check_child *r)
-{
-	if (r->nruns < 0 || r->nruns > CHECK_MAX_RUNS)
-		r->nruns = r->nruns < 0 ? 0 : CHECK_MAX_RUNS;
-	if (r->ntiles < 0 || r->ntiles > LESSON_MAX_TILES)
-		r->ntiles = r->ntiles < 0 ? 0 : LESSON_MAX_TILES;
-	if (r->nlocals < 0 || r->nlocals > CHECK_MAX_LOCALS)
-		r->nlocals = r->nlocals < 0 ? 0 : CHECK_MAX_LOCALS;
-	if (r->time_reps < 0)
-		r->time_reps = 0;
-	if (r->local_source != LMEM_RUNTIME && r->local_source != LMEM_DECLARED)
-		r->local_source = LMEM_RUNTIME;
-	TERMINATE(r->stage);
-	TERMINATE(r->open_err);
-	TERMINATE(r->build_log);
-	TERMINATE(r->signature);
-	TERMINATE(r->dev.platform);
-	TERMINATE(r->dev.name);
-	TERMINATE(r->dev.type);
-	TERMINATE(r->dev.local_type);
-	TERMINATE(r->dev.version);
-	for (int i = 0; i < r->nruns; i++) {
-		TERMINATE(r->runs[i].guard_msg);
-		TERMINATE(r->runs[i].cmp.pattern);
-	}
-}
-
 /* The student's file.  NULL with err set when it cannot be read at all (the grader cannot
  * run: exit 2); a file that is read but is no kernel source (binary, UTF-16, over 256 KiB)
  * comes back as "" with refused set: a `builds` finding, not a grader failure. */
@@ -1211,35 +785,6 @@ static void local_from_analysis(check_report *rep)
 	                            &ch->local_source);
 }
 
-/* --timeout S bounds the kernel's own time in the check's child: its build (slow while the
- * analysis shares the CPU; at most another S) and its wait for the analysis before timing
- * are added to its limit, as the child reports them, never more than the time that has
- * passed.  So a kernel
- * that hangs is stopped S seconds after its build, and neither a slow build on a loaded
- * machine nor a slow analysis fails a kernel that runs fine.  Watched without reaping the
- * child (sandbox_wait reaps it, and kills it once past its limit). */
-static void watch_main(const check_opts *o, const check_child *shared, const analysis *an,
-                       sandbox_child *c)
-{
-	for (;;) {
-		double now = mono(), extra = 0;
-		double built = shared->built_at, began = shared->wait_began;
-		if (built > c->t0 && built <= now)
-			extra += built - c->t0;
-		else                      /* still building: the build may take another S */
-			extra += now - c->t0 < o->timeout_s ? now - c->t0 : o->timeout_s;
-		if (an->t1 > 0 && began > 0 && began <= an->t1)
-			extra += an->t1 - (began > c->t0 ? began : c->t0);
-		c->lim.timeout_s = o->timeout_s + (double)(long)(extra * 100 + 0.5) / 100;
-		siginfo_t si;
-		memset(&si, 0, sizeof si);
-		if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
-		    si.si_pid == c->pid || now - c->t0 > c->lim.timeout_s)
-			return;
-		usleep(5000);
-	}
-}
-
 /* The copy kernel's bandwidth and the kernel's fraction of it, for the report. */
 static void copy_rates(const check_opts *o, check_report *rep)
 {
@@ -1254,8 +799,12 @@ static void copy_rates(const check_opts *o, check_report *rep)
 
 void crit_eval(const check_opts *o, const char *source, check_report *rep); /* criteria.c */
 
-/* The grader's own PoCL cache, under build/: bounded by clearing it when over 256 MiB
- * (du of a warm cache of every lesson: a few MiB). */
+/* PoCL's kernel cache.  Every check has its own, in its private folder: the children that
+ * build and launch the student's kernel write it, so no entry a student's code could have
+ * written is read by another check.  It starts as a copy of build/pocl-seed, a cache that
+ * only the grader's own code fills (devrun_seed_main: the lesson's baseline, the copy kernel,
+ * the runtime's fill, each launched once), once per lesson, device and baseline source, under
+ * a lock (two graders of a batch).  The seed is cleared when over 64 MiB. */
 static long long cache_bytes;
 static int add_size(const char *path, const struct stat *st, int flag, struct FTW *f)
 {
@@ -1263,21 +812,62 @@ static int add_size(const char *path, const struct stat *st, int flag, struct FT
 	return 0;
 }
 
-static void pocl_cache(const check_opts *o, const char *tmp, char *buf, size_t len)
+/* The stamp that says the seed holds the lesson's kernels for this device and baseline. */
+static void seed_stamp(const check_opts *o, const char *seed, char *buf, size_t len)
 {
-	if (o->fresh_cache) {
-		snprintf(buf, len, "%s/pocl", tmp);
-	} else {
-		snprintf(buf, len, "%s/build/pocl-cache", lesson_root());
-		cache_bytes = 0;
-		nftw(buf, add_size, 16, FTW_PHYS);
-		if (cache_bytes > (256LL << 20))
-			sandbox_rmtree(buf);
+	char path[4096], src[8192] = "";
+	lesson_path(o->l, "baseline", path, sizeof path);
+	FILE *f = fopen(path, "r");
+	size_t n = f ? fread(src, 1, sizeof src - 1, f) : 0;
+	if (f)
+		fclose(f);
+	unsigned long long h = check_hash(CHECK_HASH_INIT, src, n);
+	const char *dev = o->device ? o->device : "";
+	h = check_hash(h, dev, strlen(dev));
+	snprintf(buf, len, "%s/.seeded-%s-%d-%016llx", seed, o->l->slug, o->l->tile, h);
+}
+
+static void pocl_seed(const check_opts *o, const devrun_src *s, const confine_policy *run_pol)
+{
+	char seed[4200], stamp[4400], lock[4300];
+	snprintf(seed, sizeof seed, "%s/build/pocl-seed", lesson_root());
+	cache_bytes = 0;
+	nftw(seed, add_size, 16, FTW_PHYS);
+	if (cache_bytes > (64LL << 20))
+		sandbox_rmtree(seed);
+	if (mkdir(seed, 0700) != 0 && errno != EEXIST)
+		return;               /* a read-only suite: every check compiles everything */
+	snprintf(lock, sizeof lock, "%s/.lock", seed);
+	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
 	}
-	struct stat st;
-	if (mkdir(buf, 0700) != 0 && (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode) ||
-	                              access(buf, W_OK) != 0))
-		snprintf(buf, len, "%s/pocl", tmp);   /* a read-only suite: a cache for this run */
+	seed_stamp(o, seed, stamp, sizeof stamp);
+	if (access(stamp, F_OK) != 0) {
+		devrun_src ss = *s;
+		ss.pocl_cache = seed;
+		confine_policy pol = *run_pol;
+		pol.write[1] = seed;
+		devrun_ctx x = { &ss, NULL, NULL, NULL, memory_share(o) };
+		sandbox_limits lim = { o->timeout_s, 0, NULL, &pol, 0 };
+		sandbox_status st;
+		if (sandbox_run(devrun_seed_main, &x, &lim, &st) == 0 && st.end == SANDBOX_EXITED &&
+		    st.code == 0) {
+			int t = open(stamp, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+			if (t >= 0)
+				close(t);
+		}
+	}
+	sandbox_copytree(seed, s->pocl_cache);
+	flock(fd, LOCK_UN);
+	close(fd);
+}
+
+static void pocl_cache(const char *tmp, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/pocl", tmp);
 	mkdir(buf, 0700);
 }
 
@@ -1348,58 +938,193 @@ static int preprocess(const check_opts *o, const char *source, const char *tmp, 
 	return rc;
 }
 
-/* The build-and-run child and the analysis child, confined by pol.  0, or 2 with
+/* ---- the device run (devrun.h): a probe that builds, a child that launches -------------- */
+
+/* The device run's inputs, from the check's context. */
+static void devrun_source(const child_ctx *c, devrun_src *s, const char *wg_method)
+{
+	memset(s, 0, sizeof *s);
+	s->o = c->o;
+	s->npre = c->npre < DEVRUN_MAX_BUILDS ? c->npre : DEVRUN_MAX_BUILDS;
+	for (int i = 0; i < s->npre; i++) {
+		s->pre[i] = c->pre_err[i] ? "" : c->pre[i] ? c->pre[i] : "";
+		s->pre_tile[i] = c->pre_tile[i];
+	}
+	s->pocl_cache = c->pocl_cache;
+	s->wg_method = wg_method;
+}
+
+/* The probe child: builds at every TILE, never launches.  Its page, copied (malloc'd), or
+ * NULL; *st how it ended. */
+static devrun_probe *run_probe(const check_opts *o, const devrun_src *s, const confine_policy *pol,
+                               sandbox_status *st)
+{
+	devrun_probe *shared = sandbox_shared(sizeof *shared), *pr = malloc(sizeof *pr);
+	if (!shared || !pr) {
+		if (shared)
+			sandbox_unshare(shared, sizeof *shared);
+		free(pr);
+		return NULL;
+	}
+	devrun_ctx x = { s, NULL, shared, NULL, memory_share(o) };
+	/* the parent's clock: S for the lesson's build, half of S more for each further one */
+	sandbox_limits lim = { o->timeout_s * (1 + 0.5 * (s->npre - 1)), 0, NULL, pol, 0 };
+	sandbox_run(devrun_probe_main, &x, &lim, st);
+	memcpy(pr, shared, sizeof *pr);
+	sandbox_unshare(shared, sizeof *shared);
+	return pr;
+}
+
+/* Wait until the run child has done its correctness slots (or ended, or passed deadline).
+ * 1 when it is waiting for the parent's word. */
+static int wait_corrected(sandbox_child *c, const devrun_page *pg, double deadline)
+{
+	for (;;) {
+		if (__atomic_load_n(&pg->corrected, __ATOMIC_SEQ_CST))
+			return 1;
+		siginfo_t si;
+		memset(&si, 0, sizeof si);
+		if (waitid(P_PID, (id_t)c->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    si.si_pid == c->pid || mono() > deadline)
+			return 0;
+		usleep(2000);
+	}
+}
+
+/* Copy the first `bytes` of the page out of shared memory: what is judged cannot change. */
+static devrun_page *page_copy(const devrun_page *pg, size_t bytes)
+{
+	devrun_page *p = malloc(bytes);
+	if (p)
+		memcpy(p, pg, bytes);
+	return p;
+}
+
+/* The run child on the plan: launches, hands back bytes; the parent judges them into
+ * rep->child.  The analysis (an) ends while it runs its correctness slots; it waits for the
+ * parent's word before timing, so timing never shares the CPU with the analysis.  Its limit is
+ * the parent's: S for the correctness runs plus the time it waited for the analysis, then S
+ * for timing and the sweep.  0, or -1 when it could not be started. */
+static int run_device(const check_opts *o, const devrun_src *s, const devrun_plan *pl,
+                      const confine_policy *pol, analysis *an, check_report *rep,
+                      sandbox_status *st)
+{
+	size_t bytes = devrun_page_bytes(pl);
+	devrun_page *pg = sandbox_shared(bytes);
+	if (!pg)
+		return -1;
+	devrun_ctx x = { s, pl, NULL, pg, memory_share(o) };
+	sandbox_limits lim = { 0, 0, NULL, pol, 0 };
+	sandbox_child child;
+	if (sandbox_spawn(devrun_run_main, &x, &lim, &child) != 0) {
+		sandbox_unshare(pg, bytes);
+		return -1;
+	}
+	if (an)
+		analysis_finish(rep, an);
+	double t_an = mono();
+	int waiting = wait_corrected(&child, pg, t_an + o->timeout_s);
+	size_t head = sizeof *pg + (pl->ncorrect < pl->nslots ? pl->s[pl->ncorrect].off :
+	                            pl->arena_floats) * sizeof(float);
+	devrun_page *c1 = page_copy(pg, head);
+	int right = c1 && devrun_judge_correct(pl, c1, o, &rep->child);
+	int launched = 1;
+	for (int i = 0; c1 && i < rep->child.nruns; i++)
+		launched = launched && rep->child.runs[i].done;
+	launched = launched && rep->child.nruns == pl->ncorrect;
+	int go = waiting && (o->l->tiles[0] ? launched : right) ? 1 : 2;
+	/* S from the word on; before it, S from the later of its start and the analysis' end */
+	double began = child.t0 > (an && an->t1 > 0 ? an->t1 : 0) ? child.t0 : an->t1;
+	child.lim.timeout_s = (go == 1 ? mono() - child.t0 : began - child.t0) + o->timeout_s;
+	if (go == 1 && pl->nslots == pl->ncorrect && !pl->locals)
+		go = 2;
+	__atomic_store_n(&pg->go, go, __ATOMIC_SEQ_CST);
+	sandbox_wait(&child, st);
+	devrun_page *c2 = page_copy(pg, bytes);
+	int at = c2 ? c2->at : -1;
+	if (c2 && go == 1)
+		devrun_judge_rest(pl, c2, o, &rep->child);
+	devrun_stage(pl, at, rep->child.stage, sizeof rep->child.stage);
+	free(c1);
+	free(c2);
+	sandbox_unshare(pg, bytes);
+	return 0;
+}
+
+/* How a child ended, into the report: a crash or a hang while it did `what`. */
+static void child_end(const sandbox_status *st, const char *what, check_report *rep)
+{
+	if (st->end == SANDBOX_TIMEOUT || st->end == SANDBOX_SIGNALED ||
+	    (st->end == SANDBOX_EXITED && st->code != 0 && st->code != 3)) {
+		rep->child_crashed = st->end != SANDBOX_TIMEOUT;
+		rep->child_timed_out = st->end == SANDBOX_TIMEOUT;
+		snprintf(rep->run_end, sizeof rep->run_end, "%s while %s", st->what, what);
+	}
+}
+
+/* The probe, the analysis beside it, then the run child; confined by cc.  0, or 2 with
  * rep->grader_error set. */
 static int run_children(const check_opts *o, child_ctx *c, const check_confinement *cc,
                         check_report *rep)
 {
-	const confine_policy *pol = &cc->run_pol;
-	check_child *shared = sandbox_shared(sizeof *shared);
-	if (!shared) {
-		snprintf(rep->grader_error, sizeof rep->grader_error, "out of memory");
-		return 2;
-	}
-	c->out = shared;
-	sandbox_limits lim = { o->timeout_s, 0, NULL, pol, 0 };  /* memory: see child_main */
-	sandbox_child main_child;
-	sandbox_status st;
 	analysis an = { 0 };
-	/* The analysis runs beside the build and correctness runs; the child waits for it
-	 * to end before timing, so the two never share the CPU while a clock runs. */
-	shared->analysis_done = 1;
+	sandbox_status st;
+	devrun_src src;
+	devrun_source(c, &src, NULL);
 	if (!o->analysis)
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis was "
 		         "skipped (--no-analysis): races, out-of-bounds reads, bank conflicts and "
 		         "coalescing are not checked");
-	if (o->analysis) {
-		shared->analysis_done = 0;
+	if (o->analysis)
 		analysis_start(c, cc->an, &cc->an_pol, rep, &an);
-		shared->analysis_done = !an.running;
-	}
-	if (sandbox_spawn(child_main, c, &lim, &main_child) != 0) {
-		snprintf(rep->grader_error, sizeof rep->grader_error, "cannot fork: out of processes?");
+	pocl_seed(o, &src, &cc->run_pol);
+	devrun_probe *pr = run_probe(o, &src, &cc->run_pol, &st);
+	if (!pr || st.end == SANDBOX_FAILED) {
+		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
+		         pr ? st.what : "out of memory");
+		free(pr);
 		if (an.running)
 			analysis_finish(rep, &an);
-		sandbox_unshare(shared, sizeof *shared);
 		return 2;
 	}
-	analysis_finish(rep, &an);
-	__atomic_store_n(&shared->analysis_done, 1, __ATOMIC_SEQ_CST);
-	watch_main(o, shared, &an, &main_child);
-	sandbox_wait(&main_child, &st);
-	rep->child = *shared;
-	sandbox_unshare(shared, sizeof *shared);
-	sanitize_child(&rep->child);
-	if (st.end == SANDBOX_FAILED || an.confine_failed) {
-		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
-		         st.end == SANDBOX_FAILED ? st.what : "the sandbox could not confine its child");
+	const char *refused[DEVRUN_MAX_BUILDS] = { 0 };
+	for (int i = 0; i < c->npre && i < DEVRUN_MAX_BUILDS; i++)
+		refused[i] = c->pre_err[i];
+	devrun_take_probe(pr, &src, c->source, refused, c->declared, c->declared_at, &rep->child);
+	child_end(&st, "building the kernel", rep);
+	free(pr);
+	check_child *ch = &rep->child;
+	int launch = !rep->run_end[0] && ch->opened && ch->kernel_found && !ch->signature[0] &&
+	             !ch->over_budget;
+	devrun_plan *pl = launch ? malloc(sizeof *pl) : NULL;
+	if (launch && (!pl || devrun_plan_make(o, ch->dev.type, pl) != 0)) {
+		snprintf(rep->grader_error, sizeof rep->grader_error, "out of memory");
+		free(pl);
+		if (an.running)
+			analysis_finish(rep, &an);
 		return 2;
 	}
-	if (st.end == SANDBOX_TIMEOUT || st.end == SANDBOX_SIGNALED ||
-	    (st.end == SANDBOX_EXITED && st.code != 0 && st.code != 3)) {
-		rep->child_crashed = st.end != SANDBOX_TIMEOUT;
-		rep->child_timed_out = st.end == SANDBOX_TIMEOUT;
-		snprintf(rep->run_end, sizeof rep->run_end, "%s while %s", st.what, rep->child.stage);
+	if (launch) {
+		if (run_device(o, &src, pl, &cc->run_pol, an.running ? &an : NULL, rep, &st) != 0) {
+			snprintf(rep->grader_error, sizeof rep->grader_error, "cannot fork: out of processes?");
+			free(pl);
+			if (an.running)
+				analysis_finish(rep, &an);
+			return 2;
+		}
+		child_end(&st, ch->stage, rep);
+		if (st.end == SANDBOX_FAILED) {
+			snprintf(rep->grader_error, sizeof rep->grader_error, "%s", st.what);
+			free(pl);
+			return 2;
+		}
+	} else if (an.running) {
+		analysis_finish(rep, &an);
+	}
+	free(pl);
+	if (an.confine_failed) {
+		snprintf(rep->grader_error, sizeof rep->grader_error, "the sandbox could not confine its child");
+		return 2;
 	}
 	cJSON *found = cJSON_GetObjectItem(rep->analysis, "findings");
 	if (an.timed_out && !rep->child_timed_out && cJSON_GetArraySize(found) == 0) {
@@ -1417,14 +1142,13 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 		         "finish the Oclgrind analysis: %s; races, out-of-bounds reads, bank "
 		         "conflicts and coalescing are not checked", rep->analysis_failure);
 	}
-	if (!rep->child.opened) {
+	if (!ch->opened) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
-		         rep->child.open_err[0] ? rep->child.open_err : rep->run_end);
+		         ch->open_err[0] ? ch->open_err : rep->run_end);
 		return 2;
 	}
 	local_from_analysis(rep);
-	if (!rep->child.built || !rep->child.kernel_found || rep->child.over_budget ||
-	    rep->child.signature[0]) {
+	if (!ch->built || !ch->kernel_found || ch->over_budget || ch->signature[0]) {
 		check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
 		rep->analysis_note[0] = '\0';
 		rep->analysis_failed = rep->analysis_grader = 0;
@@ -1480,7 +1204,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 	int rc = rep->refused[0] ? 1 : preprocess(o, source, tmp, &c, rep);
 	if (rc == 0) {
 		declared_bytes(o, source, &c);
-		pocl_cache(o, tmp, cache, sizeof cache);
+		pocl_cache(tmp, cache, sizeof cache);
 		check_confinement *cc = malloc(sizeof *cc);
 		if (!cc || check_confine(o, tmp, cache, cc) != 0) {
 			snprintf(rep->grader_error, sizeof rep->grader_error, "cannot lay out the private "

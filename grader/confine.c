@@ -281,7 +281,10 @@ static int seccomp(char *err, size_t len)
 		"io_uring_enter", "io_uring_register", "lookup_dcookie", "vhangup", "settimeofday",
 		"clock_settime", "adjtimex", "clock_adjtime", "memfd_create", "memfd_secret",
 		"execveat", "migrate_pages", "move_pages", "process_madvise", "setdomainname",
-		"sethostname", NULL,
+		"sethostname",
+		/* a process that leaves its process group would outlive the kill that ends the check */
+		"setsid", "setpgid",
+		NULL,
 	};
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)

@@ -222,14 +222,26 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 			    o->l->tile, ch->tiles[i].tile);
 			return;
 		}
-	if (rep->analysis_wrong[0] && !findings) {
+	/* both runtimes must agree: right natively and wrong under Oclgrind fails too */
+	if (rep->analysis_wrong[0]) {
 		const check_analysis_run *ar = &rep->analyses[rep->analysis_wrong_at];
 		int all = done == ch->nruns && !rep->child_crashed && !rep->child_timed_out;
-		set(c, CRIT_FAIL, "the kernel must compute the same thing at every size: look for a "
-		    "condition on the size arguments that changes what it does", "wrong at %dx%d, the "
-		    "size the Oclgrind analysis ran at (seed %llu)%s: %s", ar->rows, ar->cols,
-		    (unsigned long long)o->seed, all ? ", though right at every other size" : "",
-		    rep->analysis_wrong);
+		const check_finding *f = NULL;
+		for (int k = 0; k < FIND_KINDS && !f; k++)
+			f = rep->an.nfind[k] ? &rep->an.find[k][0] : NULL;
+		char why[200] = "";
+		if (f)
+			snprintf(why, sizeof why, "; Oclgrind found an %s on line %d there, which explains "
+			         "it", f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] ? "out-of-bounds access" :
+			         f == &rep->an.find[FIND_DATA_RACE][0] ? "data race" :
+			         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "uninitialised read" :
+			         "divergent barrier", f->line);
+		set(c, CRIT_FAIL, f ? "fix the finding Oclgrind names (memory_safe / race_free): the "
+		    "result depends on it" : "the kernel must compute the same thing at every size: "
+		    "look for a condition on the size arguments that changes what it does",
+		    "wrong at %dx%d, the size the Oclgrind analysis ran at (seed %llu)%s: %s%s",
+		    ar->rows, ar->cols, (unsigned long long)o->seed,
+		    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
 		return;
 	}
 	const check_run *unfinished = NULL;

@@ -362,3 +362,73 @@ int sandbox_run(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sand
 	}
 	return sandbox_wait(&c, st);
 }
+
+size_t sandbox_address_space(void)
+{
+	unsigned long pages = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+	if (f) {
+		if (fscanf(f, "%lu", &pages) != 1)
+			pages = 0;
+		fclose(f);
+	}
+	return (size_t)pages * (size_t)sysconf(_SC_PAGESIZE);
+}
+
+static int copy_file(int from_dir, int to_dir, const char *name)
+{
+	int in = openat(from_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int out = in >= 0 ? openat(to_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+	char buf[65536];
+	ssize_t n = 0;
+	int rc = in >= 0 && out >= 0 ? 0 : -1;
+	while (rc == 0 && (n = read(in, buf, sizeof buf)) > 0)
+		rc = write(out, buf, (size_t)n) == n ? 0 : -1;
+	if (n < 0)
+		rc = -1;
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
+}
+
+static int copy_under(int from_dir, int to_dir, int depth)
+{
+	DIR *d = fdopendir(dup(from_dir));
+	struct dirent *e;
+	int rc = d ? 0 : -1;
+	while (d && (e = readdir(d)) != NULL) {
+		struct stat st;
+		if (e->d_name[0] == '.' || fstatat(from_dir, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (S_ISREG(st.st_mode)) {
+			rc |= copy_file(from_dir, to_dir, e->d_name);
+		} else if (S_ISDIR(st.st_mode) && depth < 16) {
+			mkdirat(to_dir, e->d_name, 0700);
+			int f = openat(from_dir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			int t = openat(to_dir, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			rc |= f >= 0 && t >= 0 ? copy_under(f, t, depth + 1) : -1;
+			if (f >= 0)
+				close(f);
+			if (t >= 0)
+				close(t);
+		}
+	}
+	if (d)
+		closedir(d);
+	return rc;
+}
+
+int sandbox_copytree(const char *from, const char *to)
+{
+	mkdir(to, 0700);
+	int f = open(from, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int t = open(to, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int rc = f >= 0 && t >= 0 ? copy_under(f, t, 0) : -1;
+	if (f >= 0)
+		close(f);
+	if (t >= 0)
+		close(t);
+	return rc;
+}

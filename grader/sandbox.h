@@ -71,6 +71,14 @@ void sandbox_tmp_sweep(void);
  * (a student's kernel, batch's submissions) are read from that descriptor only. */
 int sandbox_open_regular(const char *path, int nofollow, struct stat *st);
 
+/* Bytes of address space the calling process holds now (/proc/self/statm), 0 when unknown:
+ * the base of an RLIMIT_AS set once a runtime has made its reservations. */
+size_t sandbox_address_space(void);
+
+/* Copy the regular files and folders under from into to (made if missing; no link followed,
+ * names starting with '.' left out).  0, or -1 when something could not be copied. */
+int sandbox_copytree(const char *from, const char *to);
+
 /* Remove a folder tree (no symlink followed); the PoCL cache and temp folders use it. */
 void sandbox_rmtree(const char *path);
 

@@ -1,0 +1,138 @@
+/* test_trust.c — the trust boundary: a process that launched the student's kernel is believed
+ * in nothing.  On PoCL a kernel is native code that can rewrite its whole process; rather than
+ * write such a kernel for every family (the pointer tricks that did it are now refused at
+ * build), the run child is told to behave as a taken-over one would (CLGRADE_TEST_COMPROMISE,
+ * devrun.c): it forges its whole result page, forges right answers for a wrong kernel, leaves
+ * a grandchild that tries to leave the process group, or claims its work done and spins.  The
+ * verdicts must not move, the limits must hold, and nothing may outlive the check.  Real
+ * build/clgrade, real PoCL and Oclgrind. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "itest.h"
+
+#define FX "tests/fixtures/"
+
+static itest_graded compromised(const char *how, const char *lesson, const char *kernel,
+                                const char *extra)
+{
+	setenv("CLGRADE_TEST_COMPROMISE", how, 1);
+	itest_graded g = itest_grade(lesson, kernel, extra);
+	unsetenv("CLGRADE_TEST_COMPROMISE");
+	return g;
+}
+
+static const char *status(const itest_graded *g, const char *id)
+{
+	cJSON *c = itest_crit(g, id);
+	cJSON *p = c ? cJSON_GetObjectItem(c, "passed") : NULL;
+	return !c ? "absent" : cJSON_IsTrue(p) ? "pass" : cJSON_IsFalse(p) ? "fail" : "not_checked";
+}
+
+/* A forged page (success everywhere, pristine inputs and guards, a wrong output, timings of a
+ * microsecond) cannot pass `correct`; the starter of every lesson stays FAIL. */
+START_TEST(forged_page_fails)
+{
+	static const char *cases[][2] = {
+		{ "1", "kernels/solutions/01-naive-matmul.cl" },
+		{ "3", "kernels/solutions/03-transpose-padding.cl" },
+		{ "5", "kernels/solutions/05-reduction.cl" },
+	};
+	for (int i = 0; i < 3; i++) {
+		itest_graded g = compromised("page", cases[i][0], cases[i][1], "--no-analysis");
+		ck_assert_msg(g.exit == 1, "%s: exit %d", cases[i][1], g.exit);
+		ck_assert_str_eq(status(&g, "correct"), "fail");
+		ck_assert_ptr_nonnull(strstr(g.text, "verdict: FAIL"));
+		itest_done(&g);
+	}
+}
+END_TEST
+
+/* A wrong kernel whose process forges the reference's own answers natively: the interpreter's
+ * run, judged by the parent, disagrees, and `correct` fails on it. */
+START_TEST(forged_right_answers_caught_by_the_interpreter)
+{
+	itest_graded g = compromised("right", "3", FX "l3_guard_rows_cols_swapped.cl", "");
+	ck_assert_int_eq(g.exit, 1);
+	ck_assert_str_eq(status(&g, "correct"), "fail");
+	cJSON *c = itest_crit(&g, "correct");
+	const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(c, "message"));
+	ck_assert_ptr_nonnull(m);
+	ck_assert_msg(strstr(m, "Oclgrind analysis ran at"), "%s", m);
+	itest_done(&g);
+}
+END_TEST
+
+/* Live (not zombie) processes named clgrade-forked. */
+static int forked_alive(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int n = 0;
+	while (d && (e = readdir(d)) != NULL) {
+		char path[300], buf[512];
+		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+		FILE *f = fopen(path, "r");
+		if (!f)
+			continue;
+		size_t k = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[k] = '\0';
+		char *name = strstr(buf, "(clgrade-forked)");
+		n += name && name[16] == ' ' && name[17] != 'Z' && name[17] != 'X';
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A grandchild that calls setsid and setpgid (refused) and sleeps: gone when the check ends. */
+START_TEST(no_process_outlives_the_check)
+{
+	itest_graded g = compromised("fork", "3", "kernels/starter/03-transpose-padding.cl",
+	                             "--no-analysis");
+	ck_assert_int_eq(g.exit, 1);
+	itest_done(&g);
+	ck_assert_int_eq(forked_alive(), 0);
+}
+END_TEST
+
+/* A child that says it is done and spins is stopped by the parent's clock: --timeout 4 and
+ * no analysis, so nothing but the parent's limit can end it (the kernel would run forever). */
+START_TEST(a_lying_child_cannot_stretch_the_limit)
+{
+	itest_graded g = compromised("hang", "1", "kernels/solutions/01-naive-matmul.cl",
+	                             "--no-analysis --timeout 4");
+	ck_assert_int_eq(g.exit, 1);
+	ck_assert_str_eq(status(&g, "runs"), "fail");
+	cJSON *c = itest_crit(&g, "runs");
+	const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(c, "message"));
+	ck_assert_msg(m && strstr(m, "timed out"), "%s", m ? m : "(none)");
+	/* the limit is 4 s from the child's start, and before that the probe's build: far less
+	 * than the old S + child-reported build time that let a kernel run for minutes */
+	ck_assert_msg(g.wall_s < 60, "took %.1f s", g.wall_s);
+	itest_done(&g);
+}
+END_TEST
+
+static Suite *trust_suite(void)
+{
+	Suite *s = suite_create("trust");
+	TCase *t = tcase_create("boundary");
+	tcase_set_timeout(t, 300);
+	tcase_add_test(t, forged_page_fails);
+	tcase_add_test(t, forged_right_answers_caught_by_the_interpreter);
+	tcase_add_test(t, no_process_outlives_the_check);
+	tcase_add_test(t, a_lying_child_cannot_stretch_the_limit);
+	suite_add_tcase(s, t);
+	return s;
+}
+
+int main(void)
+{
+	return itest_run(trust_suite());
+}
