@@ -871,6 +871,43 @@ static void pocl_cache(const char *tmp, char *buf, size_t len)
 	mkdir(buf, 0700);
 }
 
+/* ---- control runs: is a failure the kernel's or the grader's environment's? ------------
+ * When a stage fails for want of time or memory, the lesson's reference solution goes
+ * through the same stage under the same limits.  If it fails too, the environment is at fault
+ * (exit 2, NOT GRADED); if it passes, the kernel is (its criteria fail, with the reason).  So
+ * no kernel can turn its FAIL into NOT GRADED by being heavy only where the grader looks. */
+
+/* The lesson's reference solution, read by the parent (malloc'd), or NULL. */
+static char *solution_text(const check_opts *o)
+{
+	char path[4096];
+	lesson_path(o->l, "solution", path, sizeof path);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *s = malloc(256 * 1024 + 1);
+	size_t n = s ? fread(s, 1, 256 * 1024, f) : 0;
+	fclose(f);
+	if (s)
+		s[n] = '\0';
+	return s;
+}
+
+/* 1: the solution preprocesses under job's limits; -1: it does not (or cannot be read). */
+static int control_preprocess(const preproc_job *job, const check_opts *o)
+{
+	char *sol = solution_text(o), *out = NULL, msg[2048];
+	if (!sol)
+		return -1;
+	preproc_job j = *job;
+	j.source = sol;
+	j.probe = NULL;
+	int ok = preproc_run(&j, &out, msg, sizeof msg) == PREPROC_OK;
+	free(out);
+	free(sol);
+	return ok ? 1 : -1;
+}
+
 /* Preprocess the source once per TILE the children build it at (preproc.h).  0; 1 when it is
  * refused (rep->refused); 2 when the grader could not (rep->grader_error). */
 static int preprocess(const check_opts *o, const char *source, const char *tmp, child_ctx *c,
@@ -918,7 +955,14 @@ static int preprocess(const check_opts *o, const char *source, const char *tmp, 
 		c->pre[i] = outs[i];
 		c->pre_tile[i] = tiles[i];
 		c->npre = i + 1;
-		if (rc == 0 && res[i] == PREPROC_ERROR) {
+		if (rc == 0 && res[i] == PREPROC_ERROR && control_preprocess(&jobs[i], o) == 1) {
+			/* the solution goes through under the same limits: the file is at fault */
+			snprintf(rep->refused, sizeof rep->refused, "%s: the preprocessor could not finish "
+			         "on this file (%.300s), though it does on the lesson's solution under the "
+			         "same limits: look for macros that expand without end", o->kernel, msg);
+			rep->refused[strcspn(rep->refused, "\n")] = ' ';
+			rc = 1;
+		} else if (rc == 0 && res[i] == PREPROC_ERROR) {
 			snprintf(rep->grader_error, sizeof rep->grader_error, "%s", msg);
 			rc = 2;
 		} else if (rc == 0 && res[i] == PREPROC_REFUSED && i > 0) {
@@ -1020,10 +1064,12 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 		sandbox_unshare(pg, bytes);
 		return -1;
 	}
+	/* the correctness slots get S from the child's start, the analysis running beside them */
+	int waiting = wait_corrected(&child, pg, child.t0 + o->timeout_s);
+	if (!waiting)
+		child.lim.timeout_s = o->timeout_s;   /* past it, or ended: sandbox_wait settles it */
 	if (an)
 		analysis_finish(rep, an);
-	double t_an = mono();
-	int waiting = wait_corrected(&child, pg, t_an + o->timeout_s);
 	size_t head = sizeof *pg + (pl->ncorrect < pl->nslots ? pl->s[pl->ncorrect].off :
 	                            pl->arena_floats) * sizeof(float);
 	devrun_page *c1 = page_copy(pg, head);
@@ -1033,9 +1079,9 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 		launched = launched && rep->child.runs[i].done;
 	launched = launched && rep->child.nruns == pl->ncorrect;
 	int go = waiting && (o->l->tiles[0] ? launched : right) ? 1 : 2;
-	/* S from the word on; before it, S from the later of its start and the analysis' end */
-	double began = child.t0 > (an && an->t1 > 0 ? an->t1 : 0) ? child.t0 : an->t1;
-	child.lim.timeout_s = (go == 1 ? mono() - child.t0 : began - child.t0) + o->timeout_s;
+	/* S more from the word on, for timing and the sweep (waiting for it is no work) */
+	if (waiting)
+		child.lim.timeout_s = mono() - child.t0 + o->timeout_s;
 	if (go == 1 && pl->nslots == pl->ncorrect && !pl->locals)
 		go = 2;
 	__atomic_store_n(&pg->go, go, __ATOMIC_SEQ_CST);
@@ -1060,6 +1106,56 @@ static void child_end(const sandbox_status *st, const char *what, check_report *
 		rep->child_timed_out = st->end == SANDBOX_TIMEOUT;
 		snprintf(rep->run_end, sizeof rep->run_end, "%s while %s", st->what, what);
 	}
+}
+
+/* 1: the solution builds at the same TILEs within the probe's limits; -1: it does not. */
+static int control_build(const check_opts *o, const child_ctx *c, const check_confinement *cc)
+{
+	char *sol = solution_text(o);
+	if (!sol)
+		return -1;
+	child_ctx k = *c;
+	for (int i = 0; i < k.npre; i++)
+		k.pre[i] = sol, k.pre_err[i] = NULL;
+	devrun_src s;
+	devrun_source(&k, &s, NULL);
+	sandbox_status st;
+	devrun_probe *pr = run_probe(o, &s, &cc->run_pol, &st);
+	int ok = pr && st.end == SANDBOX_EXITED && st.code == 0 && pr->b[0].kernel_found;
+	free(pr);
+	free(sol);
+	return ok ? 1 : -1;
+}
+
+/* 1: the solution runs through every planned analysis run under the analysis' limits (its
+ * own time limit, the same --memory); -1: it does not. */
+static int control_analysis(check_report *rep, analysis *a)
+{
+	const check_opts *o = a->c.o;
+	char *sol = solution_text(o);
+	if (!sol)
+		return -1;
+	child_ctx k = a->c;
+	for (int i = 0; i < k.npre; i++)
+		k.pre[i] = sol;
+	k.unoptimised = 0;
+	sandbox_limits lim = a->lim;
+	lim.timeout_s = o->timeout_s;
+	sandbox_status st;
+	int all = 0;
+	sandbox_run(analysis_main, &k, &lim, &st);
+	cJSON *t = read_traces(a, rep->nanalyses, &all);
+	int ok = st.end == SANDBOX_EXITED && st.code == 0 && t && all &&
+	         cJSON_IsTrue(cJSON_GetObjectItem(t, "complete"));
+	cJSON_Delete(t);
+	for (int i = 0; i < rep->nanalyses; i++) {
+		char path[4300];
+		out_file(a->dir, i, path, sizeof path);
+		unlink(path);
+	}
+	unlink(a->log);
+	free(sol);
+	return ok ? 1 : -1;
 }
 
 /* The probe, the analysis beside it, then the run child; confined by cc.  0, or 2 with
@@ -1094,6 +1190,8 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 	child_end(&st, "building the kernel", rep);
 	free(pr);
 	check_child *ch = &rep->child;
+	if (!ch->built && ch->opened && (rep->child_timed_out || (o->mem_bytes && rep->child_crashed)))
+		rep->control_build = control_build(o, c, cc);
 	int launch = !rep->run_end[0] && ch->opened && ch->kernel_found && !ch->signature[0] &&
 	             !ch->over_budget;
 	devrun_plan *pl = launch ? malloc(sizeof *pl) : NULL;
@@ -1134,6 +1232,18 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 		rep->analysis_grader = 1;
 		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "it did not finish "
 		         "under Oclgrind within the --timeout of %g s", o->timeout_s);
+	}
+	if (rep->analysis_grader && an.t0 > 0 && ch->kernel_found) {
+		rep->control_analysis = control_analysis(rep, &an);
+		if (rep->control_analysis == 1) {
+			/* the solution runs through under the same limits: the kernel's own failure */
+			rep->analysis_grader = 0;
+			rep->analysis_failed = 1;
+			snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis "
+			         "could not run the kernel through (%s), though the lesson's reference "
+			         "solution runs through under the same limits: races, out-of-bounds reads "
+			         "and bank conflicts are failed, not passed", rep->analysis_failure);
+		}
 	}
 	if (rep->analysis_grader && an.t0 > 0) {
 		cJSON_Delete(rep->analysis);

@@ -257,6 +257,10 @@ typedef struct check_report {
 	int exit_code;            /* 0 pass, 1 fail, 2 the grader could not run */
 	char grader_error[400];
 	char confine_note[200];   /* what of the sandbox this kernel lacks (confine.h), "" if none */
+	/* control runs (check.c): the lesson's solution through a stage that ran out of time or
+	 * memory, under the same limits: 1 it went through (the kernel is at fault), -1 it did
+	 * not (the environment is), 0 not needed */
+	int control_build, control_analysis;
 } check_report;
 
 /* Grade one kernel.  Fills rep (free with check_free); returns rep->exit_code. */

@@ -71,6 +71,11 @@ static void eval_builds(const check_opts *o, check_report *rep)
 		    "%s", first[0] ? first : "the build failed");
 		if (!first[0])
 			snprintf(c->msg, sizeof c->msg, "the build failed (%s)", clrun_errstr(ch->build_err));
+	} else if (!ch->built && rep->control_build == 1) {
+		set(c, CRIT_FAIL, "look for what makes the compiler run away: a huge expression or "
+		    "macro expansion, a large __constant array, a loop it must unroll without end",
+		    "the kernel did not build within the grader's limits (the child %s), though the "
+		    "lesson's reference solution builds under the same limits", rep->run_end);
 	} else if (!ch->built && rep->child_timed_out) {
 		/* a build gets twice --timeout: one that takes longer is a grader that is overloaded */
 		set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within twice its "

@@ -120,9 +120,11 @@ int devrun_probe_main(void *arg)
 		devrun_build *b = &pr->b[pr->nbuilds++];
 		if ((size_t)s->pre_tile[i] * s->pre_tile[i] > cl.info.max_wg && i > 0) {
 			b->tile = s->pre_tile[i], b->err = CL_INVALID_WORK_GROUP_SIZE, b->nargs = -1;
+			b->finished = 1;
 			continue;
 		}
 		cl_kernel k = build_student(&cl, s, s->pre_tile[i], b);
+		b->finished = 1;
 		if (k)
 			clReleaseKernel(k);
 		if (i == 0 && !k)
@@ -547,6 +549,8 @@ void devrun_take_probe(const devrun_probe *pr, const devrun_src *src, const char
 	ch->dev.type[sizeof ch->dev.type - 1] = ch->dev.version[sizeof ch->dev.version - 1] = '\0';
 	ch->dev.local_type[sizeof ch->dev.local_type - 1] = '\0';
 	int n = pr->nbuilds < 0 ? 0 : pr->nbuilds > DEVRUN_MAX_BUILDS ? DEVRUN_MAX_BUILDS : pr->nbuilds;
+	while (n > 0 && !pr->b[n - 1].finished)
+		n--;                      /* a build the limit cut short says nothing */
 	for (int i = 0; i < n; i++) {
 		const devrun_build *b = &pr->b[i];
 		char raw[DEVRUN_LOG];

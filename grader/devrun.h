@@ -42,7 +42,7 @@ typedef struct devrun_src {
 
 /* One build the probe made. */
 typedef struct devrun_build {
-	int tile;
+	int tile, finished;
 	cl_int err;
 	int kernel_found;
 	size_t local_runtime, max_wg;
