@@ -1158,6 +1158,74 @@ static int control_analysis(check_report *rep, analysis *a)
 	return ok ? 1 : -1;
 }
 
+/* Native results wrong where the interpreter, which follows the OpenCL rules, computed the
+ * right one and found nothing wrong: PoCL miscompiles some constructs (a barrier inside an if
+ * every work-item takes; the classic `tid % (2*s)` reduction tree, pocl issue 1390).  Run the
+ * kernel again with PoCL's other work-group method (workitemrepl, a fresh cache); when every
+ * run agrees with the interpreter now, those runs are judged and the report names PoCL's
+ * miscompile.  Otherwise the first runs stand (a kernel right under one runtime and wrong under
+ * the other fails).  Only for work-groups of at most 256 work-items. */
+static int miscompiled(const check_report *rep)
+{
+	const check_child *ch = &rep->child;
+	int wrong = 0, findings = 0;
+	for (int k = 0; k < FIND_KINDS; k++)
+		findings += rep->an.nfind[k];
+	for (int i = 0; i < ch->nruns; i++)
+		wrong += ch->runs[i].done && !ch->runs[i].cmp.passed && !ch->runs[i].violations;
+	/* workitemrepl replicates the code once per work-item: past 256 of them (lesson 3's
+	 * 32 x 32) its build alone outlasts the time limit */
+	return wrong && !findings && rep->opts.l->kind->group_size(rep->opts.l->tile) <= 256 && rep->analysis && !rep->analysis_wrong[0] &&
+	       !rep->analysis_failed && !rep->analysis_grader && !rep->child_crashed &&
+	       !rep->child_timed_out && cJSON_IsTrue(cJSON_GetObjectItem(rep->analysis, "complete")) &&
+	       strcmp(ch->dev.type, "CPU") == 0 && strstr(ch->dev.platform, "Portable Computing");
+}
+
+static void rerun_workitemrepl(const check_opts *o, const child_ctx *c,
+                               const check_confinement *cc, check_report *rep)
+{
+	char cache[4300];
+	snprintf(cache, sizeof cache, "%s/repl", c->pocl_cache);
+	mkdir(cache, 0700);
+	child_ctx k = *c;
+	k.pocl_cache = cache;
+	devrun_src s;
+	devrun_source(&k, &s, "workitemrepl");
+	sandbox_status st;
+	devrun_probe *pr = run_probe(o, &s, &cc->run_pol, &st);
+	int built = pr && st.end == SANDBOX_EXITED && st.code == 0 && pr->b[0].kernel_found;
+	free(pr);
+	devrun_plan *pl = built ? malloc(sizeof *pl) : NULL;
+	check_report *again = pl ? calloc(1, sizeof *again) : NULL;
+	if (again && devrun_plan_make(o, rep->child.dev.type, pl) == 0) {
+		again->child = rep->child;   /* the probe's facts stay the first build's */
+		memset(again->child.runs, 0, sizeof again->child.runs);
+		again->child.nruns = again->child.timed = 0;
+		for (int t = 0; t < again->child.ntiles; t++)
+			again->child.tiles[t].correct = again->child.tiles[t].timed = 0;
+		again->child.nlocals = 0;
+		if (run_device(o, &s, pl, &cc->run_pol, NULL, again, &st) == 0 &&
+		    st.end == SANDBOX_EXITED && st.code == 0) {
+			int right = again->child.nruns > 0;
+			for (int i = 0; i < again->child.nruns; i++)
+				right = right && again->child.runs[i].done && again->child.runs[i].cmp.passed &&
+				        !again->child.runs[i].violations;
+			if (right) {
+				rep->child = again->child;
+				snprintf(rep->pocl_note, sizeof rep->pocl_note, "PoCL's default build of this "
+				         "kernel computed wrong results, while Oclgrind (which follows the "
+				         "OpenCL rules) computed the right ones and found nothing wrong, and so "
+				         "did PoCL with its other work-group method (POCL_WORK_GROUP_METHOD="
+				         "workitemrepl): a PoCL miscompile, not your mistake (a barrier inside "
+				         "an if, or a `tid %% (2*s)` tree, are known triggers). The runs and "
+				         "timings shown are workitemrepl's.");
+			}
+		}
+	}
+	free(again);
+	free(pl);
+}
+
 /* The probe, the analysis beside it, then the run child; confined by cc.  0, or 2 with
  * rep->grader_error set. */
 static int run_children(const check_opts *o, child_ctx *c, const check_confinement *cc,
@@ -1220,6 +1288,8 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 		analysis_finish(rep, &an);
 	}
 	free(pl);
+	if (launch && miscompiled(rep))
+		rerun_workitemrepl(o, c, cc, rep);
 	if (an.confine_failed) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "the sandbox could not confine its child");
 		return 2;

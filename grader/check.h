@@ -261,6 +261,7 @@ typedef struct check_report {
 	 * memory, under the same limits: 1 it went through (the kernel is at fault), -1 it did
 	 * not (the environment is), 0 not needed */
 	int control_build, control_analysis;
+	char pocl_note[600];      /* PoCL miscompiled the kernel; the runs are workitemrepl's (check.c) */
 } check_report;
 
 /* Grade one kernel.  Fills rep (free with check_free); returns rep->exit_code. */

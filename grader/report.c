@@ -379,6 +379,10 @@ void report_text(FILE *f, const check_report *rep)
 		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
 		wrapped(f, rep->analysis_note, 6, 6);
 	}
+	if (rep->pocl_note[0]) {
+		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
+		wrapped(f, rep->pocl_note, 6, 6);
+	}
 	if (rep->an.sites_unoptimised < 0) {
 		fprintf(f, "\n%snote:%s ", C_BOLD, C_END);
 		wrapped(f, "the compiler merged __local or __global accesses of several lines into one, "
@@ -729,6 +733,8 @@ cJSON *report_json(const check_report *rep)
 	}
 	if (rep->analysis_note[0])
 		cJSON_AddStringToObject(root, "analysis_note", rep->analysis_note);
+	if (rep->pocl_note[0])
+		cJSON_AddStringToObject(root, "pocl_note", rep->pocl_note);
 	cJSON_AddStringToObject(root, "sandbox", rep->confine_note[0] ? rep->confine_note : "confined");
 	utf8_clean(root);
 	return root;
