@@ -699,9 +699,16 @@ cJSON *report_json(const check_report *rep)
 	if (rep->analysis_note[0])
 		cJSON_AddStringToObject(root, "analysis_note", rep->analysis_note);
 	cJSON_AddStringToObject(root, "sandbox", rep->confine_note[0] ? rep->confine_note : "confined");
+	/* every string a one-line field (a message, a name, a device string: a newline there
+	 * is shown as \n); the build log alone is multi-line text */
 	esc_sub subs[] = { { rep->opts.kernel && *rep->opts.kernel ? rep->opts.kernel : NULL, NULL },
 	                   { NULL, NULL } };
-	esc_cjson(root, ESC_TEXT, subs);
+	esc_cjson(root, ESC_LINE, subs);
+	if (ch->build_log[0]) {
+		char *log = esc_dup(ch->build_log, ESC_TEXT, subs);
+		cJSON_ReplaceItemInObjectCaseSensitive(root, "build_log", cJSON_CreateString(log ? log : ""));
+		free(log);
+	}
 	return root;
 }
 
@@ -719,33 +726,6 @@ int report_score(const check_report *rep, int *score)
 cJSON *report_gradescope(const check_report *rep)
 {
 	cJSON *root = cJSON_CreateObject(), *tests = cJSON_CreateArray();
-	int score;
-	report_score(rep, &score);   /* the tests' max_score add up to the maximum: Gradescope's
-	                                format has no max_score at the top */
-	cJSON_AddNumberToObject(root, "score", score);
-	char out[800];
-	if (rep->exit_code == 2)
-		snprintf(out, sizeof out, "the grader could not run: %s", rep->grader_error);
-	else
-		snprintf(out, sizeof out, "lesson %s: %s%s%s", rep->opts.l->slug,
-		         rep->verdict_pass ? "pass" : "fail", rep->analysis_note[0] ? ". Note: " : "",
-		         rep->analysis_note);
-	cJSON_AddStringToObject(root, "output", out);
-	for (int i = 0; i < rep->ncrit; i++) {
-		const check_crit *c = &rep->crit[i];
-		cJSON *t = cJSON_CreateObject();
-		char text[1100];
-		cJSON_AddStringToObject(t, "name", lesson_crit_id(c->id));
-		cJSON_AddNumberToObject(t, "score", c->status == CRIT_PASS);
-		cJSON_AddNumberToObject(t, "max_score", c->env ? 0 : 1);
-		if (c->status != CRIT_NOT_CHECKED)  /* "not checked" is neither: score alone tells */
-			cJSON_AddStringToObject(t, "status", c->status == CRIT_PASS ? "passed" : "failed");
-		snprintf(text, sizeof text, "%s%s%s", c->msg, c->try_[0] && c->status == CRIT_FAIL ?
-		         "\nTry: " : "", c->status == CRIT_FAIL ? c->try_ : "");
-		cJSON_AddStringToObject(t, "output", text);
-		cJSON_AddItemToArray(tests, t);
-	}
-	cJSON_AddItemToObject(root, "tests", tests);
 	/* what a student sees on Gradescope names no file of the grader's machine: the kernel
 	 * by its own name, not where the grader keeps it (the submission folder, the batch's
 	 * DIR), and a lesson header by lessons/<slug>, not the grader's install path */
@@ -754,14 +734,47 @@ cJSON *report_gradescope(const check_report *rep)
 	char dir[4200], real[PATH_MAX], shown[200];
 	lesson_path(rep->opts.l, "dir", dir, sizeof dir);
 	snprintf(shown, sizeof shown, "lessons/%s", rep->opts.l->slug);
-	esc_sub subs[4] = { { dir, shown } };
+	char kline[1200];   /* the path as the build log writes it (diag.c: one line) */
+	esc_str(kline, sizeof kline, k, ESC_LINE, NULL);
+	esc_sub subs[5] = { { dir, shown } };
 	int n = 1;
 	if (realpath(dir, real))
 		subs[n++] = (esc_sub){ real, shown };
 	if (k)
 		subs[n++] = (esc_sub){ k, base };
+	if (k && strcmp(kline, k) != 0)
+		subs[n++] = (esc_sub){ kline, base };
 	subs[n] = (esc_sub){ NULL, NULL };
-	esc_cjson(root, ESC_TEXT, subs);
+	int score;
+	report_score(rep, &score);   /* the tests' max_score add up to the maximum: Gradescope's
+	                                format has no max_score at the top */
+	cJSON_AddNumberToObject(root, "score", score);
+	/* each message is one line (esc.h), so only the grader's own "\nTry: " breaks a line */
+	char out[1400], a[1200], b[600];
+	if (rep->exit_code == 2)
+		snprintf(out, sizeof out, "the grader could not run: %s",
+		         (esc_str(a, sizeof a, rep->grader_error, ESC_LINE, subs), a));
+	else
+		snprintf(out, sizeof out, "lesson %s: %s%s%s", rep->opts.l->slug,
+		         rep->verdict_pass ? "pass" : "fail", rep->analysis_note[0] ? ". Note: " : "",
+		         (esc_str(a, sizeof a, rep->analysis_note, ESC_LINE, subs), a));
+	cJSON_AddStringToObject(root, "output", out);
+	for (int i = 0; i < rep->ncrit; i++) {
+		const check_crit *c = &rep->crit[i];
+		cJSON *t = cJSON_CreateObject();
+		cJSON_AddStringToObject(t, "name", lesson_crit_id(c->id));
+		cJSON_AddNumberToObject(t, "score", c->status == CRIT_PASS);
+		cJSON_AddNumberToObject(t, "max_score", c->env ? 0 : 1);
+		if (c->status != CRIT_NOT_CHECKED)  /* "not checked" is neither: score alone tells */
+			cJSON_AddStringToObject(t, "status", c->status == CRIT_PASS ? "passed" : "failed");
+		esc_str(a, sizeof a, c->msg, ESC_LINE, subs);
+		esc_str(b, sizeof b, c->status == CRIT_FAIL ? c->try_ : "", ESC_LINE, subs);
+		snprintf(out, sizeof out, "%s%s%s", a, b[0] ? "\nTry: " : "", b);
+		cJSON_AddStringToObject(t, "output", out);
+		cJSON_AddItemToArray(tests, t);
+	}
+	cJSON_AddItemToObject(root, "tests", tests);
+	esc_cjson(root, ESC_TEXT, subs);   /* valid UTF-8, no control character anywhere */
 	return root;
 }
 
