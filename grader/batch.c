@@ -26,6 +26,7 @@
 #include "check.h"
 #include "cliopt.h"
 #include "confine.h"
+#include "esc.h"
 #include "lesson.h"
 #include "report.h"
 #include "sandbox.h"
@@ -84,15 +85,6 @@ static int is_cl(const char *name)
 {
 	size_t n = strlen(name);
 	return n > 3 && strcasecmp(name + n - 3, ".cl") == 0;
-}
-
-/* A copy of untrusted text for a message: control bytes become '?'. */
-static void printable(const char *in, char *out, size_t len)
-{
-	size_t i = 0;
-	for (; in[i] && i + 1 < len; i++)
-		out[i] = (unsigned char)in[i] < 0x20 || in[i] == 0x7f ? '?' : in[i];
-	out[i] = '\0';
 }
 
 /* Can the grader take this regular file as a kernel?  0, or -1 with why in problem. */
@@ -161,8 +153,8 @@ static void pick_in_folder(const lesson *l, const char *dir, const char *name, s
 		closedir(d);
 	qsort(cand, n, sizeof *cand, by_string);     /* the same message on every file system */
 	for (int i = 0; i < n; i++) {
-		char shown[100];
-		printable(cand[i], shown, sizeof shown);
+		char shown[100];   /* as found: every renderer escapes it (esc.h) */
+		snprintf(shown, sizeof shown, "%s", cand[i]);
 		if (strlen(list) + strlen(shown) + 8 < sizeof list)
 			snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? ", " : "", shown);
 		else if (!strstr(list, "..."))
@@ -428,13 +420,22 @@ static cJSON *current_report(const batch *b, const submission *s)
 }
 
 
+/* A string of file-name origin as one line (esc.h): a name with a newline stays one field. */
+static cJSON *line_string(const char *s)
+{
+	char *e = esc_dup(s, ESC_LINE, NULL);
+	cJSON *j = cJSON_CreateString(e ? e : "");
+	free(e);
+	return j;
+}
+
 /* An error report for s: it could not be graded, and why. */
 static cJSON *error_report(const batch *b, const char *why)
 {
 	cJSON *j = cJSON_CreateObject();
 	cJSON_AddStringToObject(j, "lesson", b->o.l->slug);
 	cJSON_AddStringToObject(j, "verdict", "error");
-	cJSON_AddStringToObject(j, "error", why);
+	cJSON_AddItemToObject(j, "error", line_string(why));
 	cJSON_AddNumberToObject(j, "score", 0);
 	return j;
 }
@@ -446,7 +447,7 @@ static void write_report(const batch *b, const submission *s, cJSON *j, const ch
 	char jpath[4400];
 	report_path(b, s, "", jpath, sizeof jpath);
 	cJSON_AddStringToObject(j, "student", s->student);
-	cJSON_AddStringToObject(j, "path", s->rel);
+	cJSON_AddItemToObject(j, "path", line_string(s->rel));
 	cJSON_AddStringToObject(j, "source_hash", hash);
 	cJSON_AddStringToObject(j, "grading_key", b->key);
 	report_utf8_clean(j);
@@ -454,12 +455,43 @@ static void write_report(const batch *b, const submission *s, cJSON *j, const ch
 	cJSON_Delete(j);
 }
 
+/* Gradescope's results.json for an entry that could not be graded: score 0 and why, as
+ * run_autograder writes for a submission it cannot grade, so every row has one file and
+ * none is left from an earlier grading of the entry. */
+static void write_gradescope_error(const batch *b, const submission *s, const char *why)
+{
+	char gpath[4400], out[600];
+	size_t k = (size_t)snprintf(out, sizeof out, "not graded: ");
+	esc_str(out + k, sizeof out - k, why, ESC_LINE, NULL);
+	cJSON *j = cJSON_CreateObject(), *tests = cJSON_AddArrayToObject(j, "tests");
+	cJSON *t = cJSON_CreateObject();
+	cJSON_AddNumberToObject(j, "score", 0);
+	cJSON_AddStringToObject(j, "output", out);
+	cJSON_AddStringToObject(t, "name", "submission");
+	cJSON_AddNumberToObject(t, "score", 0);
+	cJSON_AddNumberToObject(t, "max_score", 0);
+	cJSON_AddStringToObject(t, "status", "failed");
+	cJSON_AddStringToObject(t, "output", out);
+	cJSON_AddItemToArray(tests, t);
+	esc_cjson(j, ESC_TEXT, NULL);
+	report_path(b, s, "gradescope/", gpath, sizeof gpath);
+	report_write(j, gpath);
+	cJSON_Delete(j);
+}
+
+/* An error row for s: its report and its Gradescope file. */
+static void write_error(const batch *b, const submission *s, const char *why)
+{
+	write_report(b, s, error_report(b, why), "");
+	write_gradescope_error(b, s, why);
+}
+
 /* Grade s into <out>/<student>.json (and its Gradescope file).  Returns the check's exit
  * code: 0 pass, 1 fail, 2 the entry could not be graded. */
 static int grade_one(const batch *b, const submission *s)
 {
 	if (!s->path[0]) {
-		write_report(b, s, error_report(b, s->problem), "");
+		write_error(b, s, s->problem);
 		return 2;
 	}
 	check_opts o = b->o;
@@ -543,10 +575,10 @@ static void progress_note(progress *p, const batch *b, const submission *s, int 
 	cJSON *j = current_report(b, s);
 	const char *v = j ? verdict_of(j) : "error";
 	char why[500] = "";
-	if (strcmp(v, "error") == 0)
-		printable(j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")) ?
-		          cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")) : "" :
-		          "no report was written", why, sizeof why);
+	if (strcmp(v, "error") == 0)    /* the line's one string of untrusted origin: escaped */
+		esc_str(why, sizeof why, j ? cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")) ?
+		        cJSON_GetStringValue(cJSON_GetObjectItem(j, "error")) : "" :
+		        "no report was written", ESC_LINE, NULL);
 	else if (strcmp(v, "fail") == 0) {
 		cJSON *cr;
 		cJSON_ArrayForEach(cr, cJSON_GetObjectItem(j, "criteria"))
@@ -619,7 +651,7 @@ static void reap(const batch *b, progress *p, const submission *s, int st)
 		snprintf(why, sizeof why, "the grader's process for it ended abnormally (%s): a grader "
 		         "failure, not the student's", WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) :
 		         "exit status out of range");
-		write_report(b, s, error_report(b, why), "");
+		write_error(b, s, why);
 	}
 	progress_note(p, b, s, 0);
 }
@@ -644,8 +676,8 @@ static int grade_all(const batch *b)
 			pid[w] = start_worker(b, &b->subs[slot[w]]);
 			if (pid[w] < 0) {                 /* no process: this entry is a grader error */
 				pid[w] = 0;
-				write_report(b, &b->subs[slot[w]], error_report(b, "the grader could not "
-				             "start a process for it (out of processes?)"), "");
+				write_error(b, &b->subs[slot[w]], "the grader could not start a process "
+				            "for it (out of processes?)");
 				progress_note(&p, b, &b->subs[slot[w]], 0);
 			} else
 				running++;
@@ -675,17 +707,23 @@ static int grade_all(const batch *b)
 
 /* ---- the class's tables ---------------------------------------------------------------- */
 
-static void csv_field(FILE *f, const char *s)
+/* One quoted cell: the one output helper of grades.csv for text of untrusted origin.  The
+ * text is escaped as one line (esc.h: no control character, no newline, valid UTF-8), then
+ * quoted. */
+static void csv_field(FILE *f, const char *raw)
 {
+	char *e = esc_dup(raw, ESC_LINE, NULL);
+	const char *s = e ? e : "";
 	fputc('"', f);
-	if (s && strchr("=+-@\t\r", s[0]) && s[0])
+	if (strchr("=+-@\t\r", s[0]) && s[0])
 		fputc('\'', f);     /* a spreadsheet must not read a student's name as a formula */
-	for (; s && *s; s++) {
+	for (; *s; s++) {
 		if (*s == '"')
 			fputc('"', f);
-		fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, f);
+		fputc(*s, f);
 	}
 	fputc('"', f);
+	free(e);
 }
 
 /* How the class did: printed at the end. */
@@ -741,11 +779,11 @@ static void add_row(const batch *b, const submission *s, cJSON *j, FILE *csv, cJ
 	snprintf(path, sizeof path, "%s.json", s->student);   /* beside grades.json: movable */
 	cJSON *row = cJSON_CreateObject();
 	cJSON_AddStringToObject(row, "student", s->student);
-	cJSON_AddStringToObject(row, "path", s->rel);
+	cJSON_AddItemToObject(row, "path", line_string(s->rel));
 	cJSON_AddStringToObject(row, "verdict", verdict);
 	cJSON_AddNumberToObject(row, "score", sc ? sc->valueint : 0);
 	cJSON_AddNumberToObject(row, "max_score", mx ? mx->valueint : 0);
-	cJSON_AddStringToObject(row, "first_failure", why[0] ? why : first);
+	cJSON_AddItemToObject(row, "first_failure", line_string(why[0] ? why : first));
 	cJSON_AddStringToObject(row, "report", path);
 	cJSON_AddItemToArray(all, row);
 }

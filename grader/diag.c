@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "esc.h"
 #include "trace.h"
 
 /* Line n (1-based) of source into buf, without its newline. */
@@ -95,8 +96,12 @@ static size_t append(char *out, size_t pos, size_t len, const char *fmt, ...)
 	return k < 0 ? pos : (pos + (size_t)k < len ? pos + (size_t)k : len - 1);
 }
 
-int diag_rewrite(const char *raw, const char *source, const char *path, char *out, size_t outlen)
+int diag_rewrite(const char *raw, const char *source, const char *raw_path, char *out, size_t outlen)
 {
+	/* a located message is one line: the file's name as one line too (esc.h), so a name
+	 * with a newline cannot split it (or forge a line of the log) */
+	char path[1200];
+	esc_str(path, sizeof path, raw_path, ESC_LINE, NULL);
 	size_t pos = 0;
 	int errors = 0;
 	out[0] = '\0';
@@ -266,9 +271,11 @@ static void linked_symbol(const char *msg, char *name, size_t len)
 	snprintf(name, len, "%.*s", (int)k, p);
 }
 
-int diag_unlocated(const char *raw, const char *source, const char *path, char *out,
+int diag_unlocated(const char *raw, const char *source, const char *raw_path, char *out,
                    size_t outlen)
 {
+	char path[1200];   /* one line, as in diag_rewrite */
+	esc_str(path, sizeof path, raw_path, ESC_LINE, NULL);
 	char msg[1024] = "";
 	size_t m = 0;
 	while (raw && *raw) {

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "cliopt.h"
 #include "clrun.h"
+#include "esc.h"
 #include "hint.h"
 #include "lesson.h"
 #include "occ.h"
@@ -83,11 +84,12 @@ static int cmd_list(void)
 				strcpy(verdict, "-");
 			fclose(f);
 		}
-		char last[4300] = "not checked yet";
+		char last[4300] = "not checked yet", shown[4096];
+		esc_str(shown, sizeof shown, kernel, ESC_LINE, NULL);   /* a file name (esc.h) */
 		if (strcmp(verdict, "pass") == 0)
-			snprintf(last, sizeof last, "✓ pass (%s)", kernel);
+			snprintf(last, sizeof last, "✓ pass (%s)", shown);
 		else if (strcmp(verdict, "-") != 0)
-			snprintf(last, sizeof last, "✗ %s at %s (%s)", verdict, first, kernel);
+			snprintf(last, sizeof last, "✗ %s at %s (%s)", verdict, first, shown);
 		printf("%-3d %-24s %-44s %s\n", l->number, l->slug, l->title, last);
 	}
 	return 0;
@@ -123,9 +125,11 @@ static int grade(check_args *a, int quiet)
 	if (quiet) {
 		const char *first = check_first_failure(&rep);
 		int col = report_color(stdout);
+		char why[1200];     /* the grader's error quotes the kernel's path: escaped (esc.h) */
+		esc_str(why, sizeof why, rc == 0 ? "pass" : rc == 2 ? rep.grader_error : first,
+		        ESC_LINE, NULL);
 		printf("  %s%s%s %-3d %-24s %s\n", col ? (rc == 0 ? "\033[32m" : "\033[31m") : "",
-		       rc == 0 ? "✓" : "✗", col ? "\033[0m" : "", a->o.l->number, a->o.l->slug,
-		       rc == 0 ? "pass" : rc == 2 ? rep.grader_error : first);
+		       rc == 0 ? "✓" : "✗", col ? "\033[0m" : "", a->o.l->number, a->o.l->slug, why);
 	}
 	check_free(&rep);
 	return rc;

@@ -1,10 +1,12 @@
 /* report.c — render a check_report as terminal text and as JSON (report.h). */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "hint.h"
 #include "report.h"
 #include "tilechoice.h"
@@ -25,6 +27,24 @@ static void colors(FILE *f)
 	C_DIM = on ? "\033[2m" : "";
 	C_BOLD = on ? "\033[1m" : "";
 	C_END = on ? "\033[0m" : "";
+}
+
+/* The one output helper of the text report for strings of kernel, file-name or child origin
+ * (esc.h): control characters, invalid UTF-8 and direction controls come out as visible
+ * escapes, and the kernel's own path, wherever a message quotes it, as one line.  The
+ * report's own colours are printed beside it, never through it.  Set per report (text_subs). */
+static esc_sub text_subs[2];
+
+static void put_text(FILE *f, const char *s, unsigned flags)
+{
+	esc_put(f, s, flags, text_subs);
+}
+
+/* s escaped as one line into buf, for a %-10s column. */
+static const char *cell(char *buf, size_t len, const char *s)
+{
+	esc_str(buf, len, s, ESC_LINE, text_subs);
+	return buf;
 }
 
 static int ival(cJSON *o, const char *k)
@@ -53,8 +73,9 @@ static void text_lanes(FILE *f, const check_site *w)
 	int n = w->nlanes;
 	if (w->n_way <= 1 || !w->picture)
 		return;
+	char var[200];
 	fprintf(f, "  one warp of the worst access (line %d, %s): lane -> bank\n", w->line,
-	        w->variable[0] ? w->variable : "?");
+	        w->variable[0] ? cell(var, sizeof var, w->variable) : "?");
 	for (int row = 0; row < n; row += 16) {
 		fprintf(f, "    lanes %2d-%2d:", row, row + 15 < n ? row + 15 : n - 1);
 		for (int i = row; i < n && i < row + 16; i++)
@@ -89,15 +110,17 @@ static void text_local(FILE *f, const check_report *rep)
 	cJSON_ArrayForEach(s, sites) {
 		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), prof);
 		int n = ival(p, "n_way"), inst = ival(s, "instructions");
-		char lc[32];
+		char lc[32], var[200], acc[64];
 		snprintf(lc, sizeof lc, "%d:%d", ival(s, "line"), ival(s, "column"));
+		cell(var, sizeof var, sval(s, "variable"));
+		cell(acc, sizeof acc, sval(s, "access"));
 		if (!inst) {   /* reached by edge warps only: nothing priced */
 			fprintf(f, "  %-10s %-10s %-6s %7s   (edge warps only, not priced)\n", lc,
-			        sval(s, "variable"), sval(s, "access"), "-");
+			        var, acc, "-");
 			continue;
 		}
-		fprintf(f, "  %-10s %-10s %-6s %s%6d%s %10.1f / %.1f\n", lc, sval(s, "variable"),
-		        sval(s, "access"), n > 2 ? C_BAD : "", n, C_END,
+		fprintf(f, "  %-10s %-10s %-6s %s%6d%s %10.1f / %.1f\n", lc, var,
+		        acc, n > 2 ? C_BAD : "", n, C_END,
 		        inst ? dval(p, "wavefronts") / inst : 0, inst ? dval(p, "ideal_wavefronts") / inst : 0);
 	}
 	text_lanes(f, &rep->an.worst);
@@ -113,8 +136,10 @@ static void text_global(FILE *f, const check_report *rep)
 	cJSON_ArrayForEach(s, sites) {
 		int req = ival(s, "requests");
 		double spr = req ? dval(s, "sectors") / req : 0, ideal = req ? dval(s, "ideal_sectors") / req : 0;
+		char var[200], acc[64];
 		fprintf(f, "  %3d:%-3d %-8s %-6s %5.1f sectors/request (ideal %.1f)%s\n", ival(s, "line"),
-		        ival(s, "column"), sval(s, "variable"), sval(s, "access"), spr, ideal,
+		        ival(s, "column"), cell(var, sizeof var, sval(s, "variable")),
+		        cell(acc, sizeof acc, sval(s, "access")), spr, ideal,
 		        check_uncoalesced(spr, ideal) ? "  <- uncoalesced: neighbouring work-items touch far-apart addresses" : "");
 	}
 	cJSON *gb = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0),
@@ -221,48 +246,10 @@ static int in_code(const char *text, int i)
 	return ticks % 2;
 }
 
-/* The Unicode direction controls (UTF-8, 3 bytes: E2 80 8E/8F/AA..AE, E2 81 A6..A9) and
- * ARABIC LETTER MARK (D8 9C, 2 bytes): the bytes of one at s, else 0. */
-static int bidi_len(const unsigned char *s, size_t left)
-{
-	if (left >= 3 && s[0] == 0xe2 && s[1] == 0x80 &&
-	    (s[2] == 0x8e || s[2] == 0x8f || (s[2] >= 0xaa && s[2] <= 0xae)))
-		return 3;
-	if (left >= 3 && s[0] == 0xe2 && s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)
-		return 3;
-	if (left >= 2 && s[0] == 0xd8 && s[1] == 0x9c)
-		return 2;
-	return 0;
-}
-
-/* Write n bytes of student text (file names, source lines in build logs, messages that quote
- * them) so that it cannot drive the terminal: C0 and C1 control characters and DEL come out
- * as \xNN, so no escape sequence from a kernel file can recolour, move or forge the report;
- * Unicode direction controls as \u{NNNN}, so none can reorder what the report shows. */
-static void put_text(FILE *f, const char *s, size_t n)
-{
-	for (size_t i = 0; i < n && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-		int b = bidi_len((const unsigned char *)s + i, n - i);
-		if (b) {
-			const unsigned char *u = (const unsigned char *)s + i;
-			unsigned cp = b == 2 ? ((u[0] & 0x1fu) << 6) | (u[1] & 0x3fu)
-			                     : ((u[0] & 0x0fu) << 12) | ((u[1] & 0x3fu) << 6) | (u[2] & 0x3fu);
-			fprintf(f, "\\u{%04X}", cp);
-			i += (size_t)b - 1;
-		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
-			fprintf(f, "\\x%02x", c);
-		else if (c == 0xc2 && i + 1 < n && (unsigned char)s[i + 1] >= 0x80 &&
-		         (unsigned char)s[i + 1] <= 0x9f)
-			fprintf(f, "\\x%02x", (unsigned char)s[++i]);   /* U+0080..U+009F */
-		else
-			fputc(c, f);
-	}
-}
-
 /* Print text wrapped at the terminal's width, continuation lines indented by indent. */
-static void wrapped(FILE *f, const char *text, int col, int indent)
+static void wrapped(FILE *f, const char *raw, int col, int indent)
 {
+	char *clean = esc_dup(raw, ESC_LINE, text_subs), *text = clean ? clean : "";
 	const char *cols = getenv("COLUMNS");
 	struct winsize ws;
 	int width = 100;
@@ -283,7 +270,7 @@ static void wrapped(FILE *f, const char *text, int col, int indent)
 					cut = k;
 			n = cut > 0 ? cut : n;
 		}
-		put_text(f, text, (size_t)n);
+		fwrite(text, 1, (size_t)n, f);
 		fputc('\n', f);
 		text += n;
 		while (*text == ' ')
@@ -292,6 +279,7 @@ static void wrapped(FILE *f, const char *text, int col, int indent)
 			fprintf(f, "%*s", indent, "");
 		col = indent;
 	}
+	free(clean);
 }
 
 /* After a PASS: where to go next (the lesson after this one in the registry). */
@@ -315,25 +303,30 @@ void report_text(FILE *f, const check_report *rep)
 	colors(f);
 	const check_child *ch = &rep->child;
 	const lesson *l = rep->opts.l;
+	text_subs[0] = (esc_sub){ rep->opts.kernel && *rep->opts.kernel ? rep->opts.kernel : NULL, NULL };
+	text_subs[1] = (esc_sub){ NULL, NULL };
 	fprintf(f, "%sclgrade%s lesson %s -- ", C_BOLD, C_END, l->slug);
-	put_text(f, rep->opts.kernel, strlen(rep->opts.kernel));
+	put_text(f, rep->opts.kernel, ESC_LINE);
 	fputc('\n', f);
 	if (rep->exit_code == 2 && !rep->ncrit) {
 		fprintf(f, "%serror:%s ", C_BAD, C_END);
-		put_text(f, rep->grader_error, strlen(rep->grader_error));
+		put_text(f, rep->grader_error, ESC_LINE);
 		fputc('\n', f);
 		return;
 	}
-	if (ch->opened)
+	if (ch->opened) {
+		char plat[256], name[256], type[64];
 		fprintf(f, "%sdevice: %s / %s (%s, %u compute units, %llu KiB of local memory %s, "
-		        "max work-group %zu)%s\n", C_DIM, ch->dev.platform, ch->dev.name, ch->dev.type,
+		        "max work-group %zu)%s\n", C_DIM, cell(plat, sizeof plat, ch->dev.platform),
+		        cell(name, sizeof name, ch->dev.name), cell(type, sizeof type, ch->dev.type),
 		        ch->dev.compute_units, ch->dev.local_mem >> 10, strcmp(ch->dev.local_type, "local")
 		        ? "emulated in RAM" : "on chip", ch->dev.max_wg, C_END);
+	}
 	fprintf(f, "%sseed %llu (reproduce with --seed %llu)%s\n", C_DIM,
 	        (unsigned long long)rep->opts.seed, (unsigned long long)rep->opts.seed, C_END);
 	if (ch->build_log[0]) {
 		fputc('\n', f);
-		put_text(f, ch->build_log, strlen(ch->build_log));
+		put_text(f, ch->build_log, ESC_TEXT);
 	}
 	fputc('\n', f);
 	for (int i = 0; i < rep->ncrit; i++) {
@@ -625,37 +618,13 @@ static void json_diagnostics(cJSON *root, const check_report *rep)
 		cJSON_AddItemToArray(d, cJSON_Duplicate(f, 1));
 }
 
-/* Length of the valid UTF-8 sequence at s, or 0. */
-static int utf8_len(const unsigned char *s)
-{
-	int n = *s < 0x80 ? 1 : (*s >> 5) == 6 ? 2 : (*s >> 4) == 14 ? 3 : (*s >> 3) == 30 ? 4 : 0;
-	for (int i = 1; i < n; i++)
-		if ((s[i] >> 6) != 2)
-			return 0;
-	return n;
-}
-
-/* JSON must be UTF-8: a Latin-1 comment echoed in a build log would make the report
- * unreadable.  Invalid bytes become '?'. */
-static void utf8_clean(cJSON *j)
-{
-	cJSON *c;
-	if (cJSON_IsString(j)) {
-		for (unsigned char *p = (unsigned char *)j->valuestring; *p;) {
-			int n = utf8_len(p);
-			if (n == 0)
-				*p++ = '?';
-			else
-				p += n;
-		}
-	}
-	cJSON_ArrayForEach(c, j)
-		utf8_clean(c);
-}
-
+/* The one output step of the JSON and Gradescope renderers: every string of the tree
+ * escaped (esc.h; newlines and tabs of multi-line text kept, JSON escapes those), so the
+ * files are valid UTF-8 and carry no control character, and the kernel's path, wherever a
+ * message quotes it, as one line (or as subs say). */
 void report_utf8_clean(cJSON *j)
 {
-	utf8_clean(j);
+	esc_cjson(j, ESC_TEXT, NULL);
 }
 
 cJSON *report_json(const check_report *rep)
@@ -736,7 +705,16 @@ cJSON *report_json(const check_report *rep)
 	if (rep->pocl_note[0])
 		cJSON_AddStringToObject(root, "pocl_note", rep->pocl_note);
 	cJSON_AddStringToObject(root, "sandbox", rep->confine_note[0] ? rep->confine_note : "confined");
-	utf8_clean(root);
+	/* every string a one-line field (a message, a name, a device string: a newline there
+	 * is shown as \n); the build log alone is multi-line text */
+	esc_sub subs[] = { { rep->opts.kernel && *rep->opts.kernel ? rep->opts.kernel : NULL, NULL },
+	                   { NULL, NULL } };
+	esc_cjson(root, ESC_LINE, subs);
+	if (ch->build_log[0]) {
+		char *log = esc_dup(ch->build_log, ESC_TEXT, subs);
+		cJSON_ReplaceItemInObjectCaseSensitive(root, "build_log", cJSON_CreateString(log ? log : ""));
+		free(log);
+	}
 	return root;
 }
 
@@ -754,34 +732,55 @@ int report_score(const check_report *rep, int *score)
 cJSON *report_gradescope(const check_report *rep)
 {
 	cJSON *root = cJSON_CreateObject(), *tests = cJSON_CreateArray();
+	/* what a student sees on Gradescope names no file of the grader's machine: the kernel
+	 * by its own name, not where the grader keeps it (the submission folder, the batch's
+	 * DIR), and a lesson header by lessons/<slug>, not the grader's install path */
+	const char *k = rep->opts.kernel && *rep->opts.kernel ? rep->opts.kernel : NULL;
+	const char *base = k && strrchr(k, '/') ? strrchr(k, '/') + 1 : k;
+	char dir[4200], real[PATH_MAX], shown[200];
+	lesson_path(rep->opts.l, "dir", dir, sizeof dir);
+	snprintf(shown, sizeof shown, "lessons/%s", rep->opts.l->slug);
+	char kline[1200];   /* the path as the build log writes it (diag.c: one line) */
+	esc_str(kline, sizeof kline, k, ESC_LINE, NULL);
+	esc_sub subs[5] = { { dir, shown } };
+	int n = 1;
+	if (realpath(dir, real))
+		subs[n++] = (esc_sub){ real, shown };
+	if (k)
+		subs[n++] = (esc_sub){ k, base };
+	if (k && strcmp(kline, k) != 0)
+		subs[n++] = (esc_sub){ kline, base };
+	subs[n] = (esc_sub){ NULL, NULL };
 	int score;
 	report_score(rep, &score);   /* the tests' max_score add up to the maximum: Gradescope's
 	                                format has no max_score at the top */
 	cJSON_AddNumberToObject(root, "score", score);
-	char out[800];
+	/* each message is one line (esc.h), so only the grader's own "\nTry: " breaks a line */
+	char out[1400], a[1200], b[600];
 	if (rep->exit_code == 2)
-		snprintf(out, sizeof out, "the grader could not run: %s", rep->grader_error);
+		snprintf(out, sizeof out, "the grader could not run: %s",
+		         (esc_str(a, sizeof a, rep->grader_error, ESC_LINE, subs), a));
 	else
 		snprintf(out, sizeof out, "lesson %s: %s%s%s", rep->opts.l->slug,
 		         rep->verdict_pass ? "pass" : "fail", rep->analysis_note[0] ? ". Note: " : "",
-		         rep->analysis_note);
+		         (esc_str(a, sizeof a, rep->analysis_note, ESC_LINE, subs), a));
 	cJSON_AddStringToObject(root, "output", out);
 	for (int i = 0; i < rep->ncrit; i++) {
 		const check_crit *c = &rep->crit[i];
 		cJSON *t = cJSON_CreateObject();
-		char text[1100];
 		cJSON_AddStringToObject(t, "name", lesson_crit_id(c->id));
 		cJSON_AddNumberToObject(t, "score", c->status == CRIT_PASS);
 		cJSON_AddNumberToObject(t, "max_score", c->env ? 0 : 1);
 		if (c->status != CRIT_NOT_CHECKED)  /* "not checked" is neither: score alone tells */
 			cJSON_AddStringToObject(t, "status", c->status == CRIT_PASS ? "passed" : "failed");
-		snprintf(text, sizeof text, "%s%s%s", c->msg, c->try_[0] && c->status == CRIT_FAIL ?
-		         "\nTry: " : "", c->status == CRIT_FAIL ? c->try_ : "");
-		cJSON_AddStringToObject(t, "output", text);
+		esc_str(a, sizeof a, c->msg, ESC_LINE, subs);
+		esc_str(b, sizeof b, c->status == CRIT_FAIL ? c->try_ : "", ESC_LINE, subs);
+		snprintf(out, sizeof out, "%s%s%s", a, b[0] ? "\nTry: " : "", b);
+		cJSON_AddStringToObject(t, "output", out);
 		cJSON_AddItemToArray(tests, t);
 	}
 	cJSON_AddItemToObject(root, "tests", tests);
-	utf8_clean(root);
+	esc_cjson(root, ESC_TEXT, subs);   /* valid UTF-8, no control character anywhere */
 	return root;
 }
 

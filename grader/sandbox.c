@@ -287,6 +287,41 @@ static void describe(sandbox_status *st, int status, double timeout)
 	}
 }
 
+/* May a confined child keep this NAME=value?  What the OpenCL runtimes, the tracer and the
+ * preprocessor read (their own settings, the library and program paths, the locale), and
+ * nothing else of the grader's environment. */
+static int env_kept(const char *e)
+{
+	static const char *const exact[] = { "PATH", "LD_LIBRARY_PATH", "TMPDIR", "LANG",
+	                                     "LANGUAGE", NULL };
+	static const char *const prefix[] = { "POCL_", "OCLGRIND_", "OCL_ICD_", "CLTRACE_", "CUDA_",
+	                                      "__GL_", "NVIDIA_", "GPU_", "AMD_", "HSA_", "ROCR_",
+	                                      "LC_", NULL };
+	size_t n = strcspn(e, "=");
+	for (int i = 0; exact[i]; i++)
+		if (strlen(exact[i]) == n && strncmp(e, exact[i], n) == 0)
+			return 1;
+	for (int i = 0; prefix[i]; i++)
+		if (strncmp(e, prefix[i], strlen(prefix[i])) == 0)
+			return 1;
+	return 0;
+}
+
+void sandbox_scrub_env(void)
+{
+	extern char **environ;
+	size_t k = 0;
+	for (size_t i = 0; environ && environ[i]; i++) {
+		if (env_kept(environ[i]))
+			environ[k++] = environ[i];
+		else   /* wiped, not only unlinked: the bytes stay readable in memory and in
+		          /proc/self/environ, which a confined child may read */
+			explicit_bzero(environ[i], strlen(environ[i]));
+	}
+	if (environ)
+		environ[k] = NULL;
+}
+
 int sandbox_spawn(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sandbox_child *c)
 {
 	memset(c, 0, sizeof *c);
@@ -301,6 +336,8 @@ int sandbox_spawn(int (*fn)(void *arg), void *arg, const sandbox_limits *lim, sa
 		child_setup(lim, parent);
 		close_inherited();
 		char err[256];
+		if (lim->confine)   /* a child that runs student code holds none of our environment */
+			sandbox_scrub_env();
 		if (lim->confine && confine_apply(lim->confine, err, sizeof err) != 0) {
 			dprintf(2, "clgrade: cannot confine the child: %s\n", err);
 			_exit(SANDBOX_CONFINE_FAILED);

@@ -33,6 +33,14 @@ typedef struct sandbox_status {
 	char what[160];      /* "exited 0", "killed by SIGSEGV (segmentation fault)", "timed out after 20 s" */
 } sandbox_status;
 
+/* In a child that will run student code (sandbox_spawn does it for every confined child,
+ * before confine_apply): drop every environment variable but those the OpenCL runtimes,
+ * the tracer and the preprocessor read (PATH, LD_LIBRARY_PATH, TMPDIR, LANG, LANGUAGE and
+ * POCL_*, OCLGRIND_*, OCL_ICD_*, CLTRACE_*, CUDA_*, __GL_*, NVIDIA_*, GPU_*, AMD_*, HSA_*,
+ * ROCR_*, LC_*), and wipe their bytes, so native kernel code that reads its own memory or
+ * /proc/self/environ finds none of the grader's environment to copy into a report. */
+void sandbox_scrub_env(void);
+
 /* Shared, zeroed memory visible to parent and child; NULL on failure. */
 void *sandbox_shared(size_t size);
 void sandbox_unshare(void *p, size_t size);

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "esc.h"
 #include "lesson.h"
 #include "watch.h"
 
@@ -77,8 +78,9 @@ static void grade(const char *kernel, char **check_argv)
 		fputs("\033[H\033[2J", stdout);
 	else if (graded++)    /* a log, not a screen: the reports one after another */
 		fputs("\n----------------------------------------------------------------\n", stdout);
-	printf("watching %s: every save re-grades it (Ctrl-C to leave); checked at %s\n\n", kernel,
-	       when);
+	fputs("watching ", stdout);
+	esc_put(stdout, kernel, ESC_LINE, NULL);   /* a file name: escaped (esc.h) */
+	printf(": every save re-grades it (Ctrl-C to leave); checked at %s\n\n", when);
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
@@ -89,7 +91,9 @@ static void grade(const char *kernel, char **check_argv)
 	}
 	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
-	printf("\nwatching %s (Ctrl-C to leave)\n", kernel);
+	fputs("\nwatching ", stdout);
+	esc_put(stdout, kernel, ESC_LINE, NULL);
+	fputs(" (Ctrl-C to leave)\n", stdout);
 	fflush(stdout);
 }
 
@@ -144,7 +148,9 @@ int watch_main(int argc, char **argv)
 	grade(kernel, check_argv);
 	while (wait_for_save(fd, name) == 0)
 		grade(kernel, check_argv);
-	printf("stopped watching %s\n", kernel);
+	fputs("stopped watching ", stdout);
+	esc_put(stdout, kernel, ESC_LINE, NULL);
+	fputc('\n', stdout);
 	close(fd);
 	free(check_argv);
 	return 0;

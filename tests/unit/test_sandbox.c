@@ -810,6 +810,61 @@ START_TEST(test_tmp_sweep_takes_dead_runs_only)
 }
 END_TEST
 
+
+/* A confined child holds none of the grader's environment but what its runtime reads: not
+ * through getenv, not in /proc/self/environ, not anywhere in the bytes its environment had. */
+typedef struct env_box {
+	int getenv_found, proc_found, kept, done;
+} env_box;
+
+static int child_env(void *arg)
+{
+	env_box *b = arg;
+	extern char **environ;
+	b->getenv_found = getenv("CLGRADE_SECRET_MARKER") != NULL;
+	b->kept = getenv("POCL_TEST_KEPT") != NULL && getenv("PATH") != NULL;
+	for (char **e = environ; *e; e++)
+		b->getenv_found |= strstr(*e, "zz9plural") != NULL;
+	FILE *f = fopen("/proc/self/environ", "r");
+	char buf[65536];
+	size_t n = f ? fread(buf, 1, sizeof buf - 1, f) : 0;
+	if (f)
+		fclose(f);
+	b->proc_found = memmem(buf, n, "zz9plural", 9) != NULL;
+	b->done = f != NULL;
+	return 0;
+}
+
+START_TEST(test_confined_child_has_no_grader_environment)
+{
+	env_box *b = sandbox_shared(sizeof *b);
+	ck_assert_ptr_nonnull(b);
+	char root[] = "/tmp/test_env_XXXXXX", priv[64];
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	snprintf(priv, sizeof priv, "%s/priv", root);
+	ck_assert_int_eq(mkdir(priv, 0700), 0);
+	/* the marker set after start (heap) and at start would be the same to the child: both go */
+	setenv("CLGRADE_SECRET_MARKER", "zz9plural", 1);
+	setenv("POCL_TEST_KEPT", "1", 1);
+	confine_policy pol;
+	confine_storage cst;
+	confine_default(&pol, &cst, root, priv, NULL);
+	sandbox_limits lim = { 20, 0, NULL, &pol, 0 };
+	sandbox_status st;
+	ck_assert_int_eq(sandbox_run(child_env, b, &lim, &st), 0);
+	ck_assert_msg(st.end == SANDBOX_EXITED && st.code == 0 && b->done, "child: %s", st.what);
+	ck_assert_msg(!b->getenv_found, "the confined child sees the grader's environment");
+	ck_assert_msg(!b->proc_found, "the grader's environment is in the child's /proc/self/environ");
+	ck_assert_msg(b->kept, "the runtime's own settings (POCL_*, PATH) must stay");
+	ck_assert_str_eq(getenv("CLGRADE_SECRET_MARKER"), "zz9plural");   /* the parent keeps its own */
+	unsetenv("CLGRADE_SECRET_MARKER");
+	unsetenv("POCL_TEST_KEPT");
+	rmdir(priv);
+	rmdir(root);
+	sandbox_unshare(b, sizeof *b);
+}
+END_TEST
+
 static Suite *sandbox_suite(void)
 {
 	Suite *s = suite_create("sandbox");
@@ -833,6 +888,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_test(t, test_shared_is_zeroed_and_shared);
 	tcase_add_test(t, test_confined_child_cannot_escape);
 	tcase_add_test(t, test_check_children_write_only_their_own_folder);
+	tcase_add_test(t, test_confined_child_has_no_grader_environment);
 	tcase_add_test(t, test_batch_source_never_followed);
 	tcase_add_test(t, test_tmp_removed_on_signals);
 	tcase_add_test(t, test_tmp_sweep_takes_dead_runs_only);
