@@ -850,7 +850,7 @@ static void pocl_seed(const check_opts *o, const devrun_src *s, const confine_po
 		ss.pocl_cache = seed;
 		confine_policy pol = *run_pol;
 		pol.write[1] = seed;
-		devrun_ctx x = { &ss, NULL, NULL, NULL, memory_share(o) };
+		devrun_ctx x = { &ss, NULL, NULL, NULL, memory_share(o), NULL };
 		sandbox_limits lim = { o->timeout_s, 0, NULL, &pol, 0 };
 		sandbox_status st;
 		if (sandbox_run(devrun_seed_main, &x, &lim, &st) == 0 && st.end == SANDBOX_EXITED &&
@@ -1010,7 +1010,7 @@ static devrun_probe *run_probe(const check_opts *o, const devrun_src *s, const c
 		free(pr);
 		return NULL;
 	}
-	devrun_ctx x = { s, NULL, shared, NULL, memory_share(o) };
+	devrun_ctx x = { s, NULL, shared, NULL, memory_share(o), NULL };
 	/* the parent's clock: S for the lesson's build, half of S more for each further one */
 	sandbox_limits lim = { o->timeout_s * (1 + 0.5 * (s->npre - 1)), 0, NULL, pol, 0 };
 	sandbox_run(devrun_probe_main, &x, &lim, st);
@@ -1057,7 +1057,11 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 	devrun_page *pg = sandbox_shared(bytes);
 	if (!pg)
 		return -1;
-	devrun_ctx x = { s, pl, NULL, pg, memory_share(o) };
+	/* copied: the child's environment is scrubbed before it runs (sandbox_scrub_env) */
+	static char how[16];
+	const char *env = getenv("CLGRADE_TEST_COMPROMISE");
+	snprintf(how, sizeof how, "%s", env ? env : "");
+	devrun_ctx x = { s, pl, NULL, pg, memory_share(o), how[0] ? how : NULL };
 	sandbox_limits lim = { 0, 0, NULL, pol, 0 };
 	sandbox_child child;
 	if (sandbox_spawn(devrun_run_main, &x, &lim, &child) != 0) {

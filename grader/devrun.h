@@ -119,6 +119,7 @@ typedef struct devrun_ctx {
 	devrun_probe *probe;                    /* devrun_probe_main's page                      */
 	devrun_page *page;                      /* devrun_run_main's page                        */
 	size_t mem_share;                       /* RLIMIT_AS on top of the runtime, CPU only; 0 */
+	const char *compromise;                 /* tests only: CLGRADE_TEST_COMPROMISE (devrun.c) */
 } devrun_ctx;
 int devrun_probe_main(void *arg);
 /* The seeding child: POCL_CACHE_DIR (src->pocl_cache) filled with the grader's own kernels of
