@@ -78,15 +78,18 @@ static int tile_multiple(const lesson *l, int n)
 	return 0;
 }
 
-/* A value in [lo, hi] that is no multiple of the lesson's TILEs (lo when there is none). */
+/* A value in [lo, hi] that is odd and no multiple of the lesson's TILEs; else one that is no
+ * multiple; else lo.  Odd, so that a vector load (float2, float4, vload4) that rounds the size
+ * up reads past the end at every seed, not at one seed in four. */
 static int draw(const lesson *l, int lo, int hi, uint64_t r)
 {
 	int span = hi - lo + 1, start = span > 0 ? (int)(r % (uint64_t)span) : 0;
-	for (int i = 0; i < span; i++) {
-		int n = lo + (start + i) % span;
-		if (!tile_multiple(l, n))
-			return n;
-	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < span; i++) {
+			int n = lo + (start + i) % span;
+			if (!tile_multiple(l, n) && (pass == 1 || n % 2 == 1))
+				return n;
+		}
 	return lo;
 }
 
