@@ -236,11 +236,11 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 			f = rep->an.nfind[k] ? &rep->an.find[k][0] : NULL;
 		char why[200] = "";
 		if (f)
-			snprintf(why, sizeof why, "; Oclgrind found an %s on line %d there, which explains "
-			         "it", f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] ? "out-of-bounds access" :
-			         f == &rep->an.find[FIND_DATA_RACE][0] ? "data race" :
-			         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "uninitialised read" :
-			         "divergent barrier", f->line);
+			snprintf(why, sizeof why, "; Oclgrind found %s on line %d there, which explains "
+			         "it", f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] ? "an out-of-bounds access" :
+			         f == &rep->an.find[FIND_DATA_RACE][0] ? "a data race" :
+			         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "an uninitialised read" :
+			         "a divergent barrier", f->line);
 		set(c, CRIT_FAIL, f ? "fix the finding Oclgrind names (memory_safe / race_free): the "
 		    "result depends on it" : "the kernel must compute the same thing at every size: "
 		    "look for a condition on the size arguments that changes what it does",
