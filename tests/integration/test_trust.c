@@ -119,6 +119,43 @@ START_TEST(a_lying_child_cannot_stretch_the_limit)
 }
 END_TEST
 
+/* Kernels that once turned a FAIL into NOT GRADED or were blamed for PoCL's bug: each with
+ * the exit code and the criterion it must have, and words its report must hold. */
+static const struct verdict {
+	const char *lesson, *file, *extra;
+	int exit;
+	const char *crit, *status, *says;
+} verdicts[] = {
+	/* heavy only under the interpreter: the solution finishes there, so the kernel fails */
+	{ "5", FX "l5_slow_under_interpreter.cl", "--timeout 8", 1, "memory_safe", "fail",
+	  "did not finish under Oclgrind" },
+	/* the compiler gives up, or runs out of memory at the first launch: the kernel's FAIL */
+	{ "1", FX "l1_huge_expression.cl", NULL, 1, "builds", "fail", NULL },
+	{ "1", FX "l1_constant_128mib.cl", NULL, 1, "runs", "fail", NULL },
+	/* a masked float4 over-read: right sums, out of bounds at the odd analysed size */
+	{ "5", FX "l5_float4_overread.cl", "--seed 2", 1, "memory_safe", "fail", "Invalid read" },
+	/* PoCL's miscompile of a legal tree: judged on workitemrepl's runs, and named */
+	{ "5", FX "l5_pocl_miscompiled_tree.cl", NULL, 0, "correct", "pass", NULL },
+};
+
+START_TEST(resource_use_is_the_kernels_own)
+{
+	const struct verdict *v = &verdicts[_i];
+	itest_graded g = itest_grade(v->lesson, v->file, v->extra);
+	ck_assert_msg(g.exit == v->exit, "%s: exit %d, not %d", v->file, g.exit, v->exit);
+	ck_assert_msg(strcmp(status(&g, v->crit), v->status) == 0, "%s: %s is %s", v->file, v->crit,
+	              status(&g, v->crit));
+	cJSON *c = itest_crit(&g, v->crit);
+	const char *m = cJSON_GetStringValue(cJSON_GetObjectItem(c, "message"));
+	if (v->says)
+		ck_assert_msg(m && strstr(m, v->says), "%s: %s says \"%s\"", v->file, v->crit, m);
+	if (v->exit == 0 && strstr(v->file, "miscompiled"))
+		ck_assert_ptr_nonnull(strstr(g.text, "PoCL miscompile"));
+	ck_assert_ptr_null(strstr(g.text, "NOT GRADED"));
+	itest_done(&g);
+}
+END_TEST
+
 static Suite *trust_suite(void)
 {
 	Suite *s = suite_create("trust");
@@ -128,6 +165,8 @@ static Suite *trust_suite(void)
 	tcase_add_test(t, forged_right_answers_caught_by_the_interpreter);
 	tcase_add_test(t, no_process_outlives_the_check);
 	tcase_add_test(t, a_lying_child_cannot_stretch_the_limit);
+	tcase_add_loop_test(t, resource_use_is_the_kernels_own, 0,
+	                    (int)(sizeof verdicts / sizeof verdicts[0]));
 	suite_add_tcase(s, t);
 	return s;
 }
