@@ -947,9 +947,8 @@ static int out_unsafe(const char *dir)
 
 int batch_main(int argc, char **argv)
 {
-	/* fresh_cache: no PoCL cache two students' kernels could share */
 	static batch b = { .o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20,
-	                          .profile = "nvidia", .analysis = 1, .seed = 1, .fresh_cache = 1 },
+	                          .profile = "nvidia", .analysis = 1, .seed = 1 },
 	                   .nshards = 1 };
 	int rc = parse_args(argc, argv, &b);
 	if (rc)

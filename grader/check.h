@@ -32,8 +32,6 @@ typedef struct check_opts {
 	const char *profile;      /* bank profile for conflict_free ("nvidia") */
 	int analysis;             /* run the Oclgrind analysis */
 	size_t local_mem;         /* grade as if the device had this much __local memory (0: its own) */
-	int fresh_cache;          /* PoCL's kernel cache in the check's private folder, not build/ (batch:
-	                             no cache two students' kernels share) */
 	const char *within;       /* batch: the real path the file must have (the submissions
 	                             folder's real path / the entry).  The file is then opened
 	                             without following a link, and must be a regular file with one
@@ -75,9 +73,10 @@ typedef struct check_local {
 
 enum { CHECK_MAX_LOCALS = 3 };
 
-/* What the sandboxed child reports, in shared memory: it survives the child's crash. */
+/* The device run as the parent judged it (devrun.c): the probe's facts and the parent's own
+ * comparison of the bytes the run child handed back.  Nothing in it is the run child's word. */
 typedef struct check_child {
-	char stage[160];          /* what the child was doing last */
+	char stage[160];          /* what the run child was doing last (the parent's words for its slot) */
 	int opened;
 	char open_err[256];
 	clrun_device dev;
@@ -105,10 +104,6 @@ typedef struct check_child {
 	check_tile tiles[LESSON_MAX_TILES];
 	int nlocals;
 	check_local locals[CHECK_MAX_LOCALS];
-	int analysis_done;        /* set by the parent: the CPU is free for timing */
-	double wait_began;        /* CLOCK_MONOTONIC second the child began waiting for it; 0 = never */
-	double built_at;          /* CLOCK_MONOTONIC second the lesson's TILE build ended; 0 = not yet */
-	int finished;
 } check_child;
 
 typedef enum { CRIT_PASS, CRIT_FAIL, CRIT_NOT_CHECKED } check_status;
