@@ -816,12 +816,17 @@ ptrcheck_result ptrcheck_ast(const char *json, size_t json_len, const char *text
 	} else if (w.nf) {
 		qsort(w.f, w.nf, sizeof w.f[0], cmp_finding);
 		size_t k = 0;
+		char seen[MAX_FINDINGS][640];
 		for (int i = 0; i < w.nf && k < msglen; i++) {
 			char file[600];
-			int line, col;
+			int line, col, dup = 0;
 			place(text, w.f[i].off, kernel_path, source, file, sizeof file, &line, &col);
-			k += (size_t)snprintf(msg + k, msglen - k, "%s:%d:%d: error: %s\n", file, line,
-			                      col, w.f[i].why);
+			snprintf(seen[i], sizeof seen[i], "%s:%d:%d", file, line, col);
+			for (int d = 0; d < i; d++)
+				dup |= strcmp(seen[d], seen[i]) == 0;   /* one line per place in the source */
+			if (!dup)
+				k += (size_t)snprintf(msg + k, msglen - k, "%s: error: %s\n", seen[i],
+				                      w.f[i].why);
 		}
 	}
 	for (int i = 0; i < w.nvars; i++)
