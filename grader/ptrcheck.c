@@ -456,10 +456,10 @@ static int contains_pointer(walk *w, const char *t)
 	return strchr(t, '*') || (is_record(t) && w->record_with_pointer);
 }
 
-/* A condition: a pointer there is compared with null. */
+/* A condition: a pointer there is compared with null (any '*' in its type: no number has one). */
 static void condition(walk *w, const cJSON *e, long off)
 {
-	if (e && is_expr(e) && is_pointer(type_of(e), NULL))
+	if (e && is_expr(e) && strchr(type_of(e), '*'))
 		refuse(w, off, "a pointer used as a condition, i.e. compared with null",
 		       "a kernel's buffers are never null: test an index instead");
 }
@@ -546,10 +546,10 @@ static void judge(walk *w, const cJSON *n, long off)
 				ptr = 1;
 		if (ptr && strcmp(str(n, "tagUsed"), "union") == 0)
 			refuse(w, off, "a union with a pointer member", KEEP);
-		w->record_with_pointer |= ptr;
 	} else if (strcmp(k, "BinaryOperator") == 0) {
 		const cJSON *a = child(n, 0), *b = child(n, 1);
-		int pa = is_pointer(type_of(a), NULL), pb = is_pointer(type_of(b), NULL);
+		/* a pointer operand: any '*' in its type (no number's type has one) */
+		int pa = strchr(type_of(a), '*') != NULL, pb = strchr(type_of(b), '*') != NULL;
 		static const char *cmp[] = { "-", "<", ">", "<=", ">=", "==", "!=", NULL };
 		for (int i = 0; cmp[i]; i++)
 			if (strcmp(op, cmp[i]) == 0 && (i == 0 ? pa && pb : pa || pb) &&
@@ -595,6 +595,22 @@ static void judge(walk *w, const cJSON *n, long off)
 				w->vars[v].asg[w->vars[v].nasg++] = init;
 		}
 	}
+}
+
+/* Does any struct or union field hold a pointer (a field's type with a '*', or a field of a
+ * record that holds one: a record's type has no '*', so one '*' anywhere decides)?  Before the
+ * walk, so that a record defined after a cast is known at the cast. */
+static int any_pointer_field(const cJSON *n, int depth)
+{
+	if (!cJSON_IsObject(n) || depth > CJSON_NESTING_LIMIT)
+		return 0;
+	if (kind_is(n, "FieldDecl") && strchr(type_of(n), '*'))
+		return 1;
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(n, "inner");
+	for (const cJSON *c = cJSON_IsArray(in) ? in->child : NULL; c; c = c->next)
+		if (any_pointer_field(c, depth + 1))
+			return 1;
+	return 0;
 }
 
 static void visit(walk *w, const cJSON *n, long off, int top)
@@ -806,6 +822,7 @@ ptrcheck_result ptrcheck_ast(const char *json, size_t json_len, const char *text
 	}
 	walk w = { .main_file = main_file, .cur_file = "" };
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "inner");
+	w.record_with_pointer = any_pointer_field(root, 0);
 	for (const cJSON *c = cJSON_IsArray(in) ? in->child : NULL; c; c = c->next)
 		visit(&w, c, -1, 1);
 	judge_deferred(&w);
