@@ -566,6 +566,15 @@ static void judge(walk *w, const cJSON *n, long off)
 			          sizeof *w->vars[v].asg, w))
 				w->vars[v].asg[w->vars[v].nasg++] = b;
 		}
+	} else if (strcmp(k, "MemberExpr") == 0 || strcmp(k, "InitListExpr") == 0) {
+		/* a union's member named or initialised: a union declared in a type name (a compound
+		 * literal, a cast) has no RecordDecl in the dump, so its use is judged */
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(n, "field");
+		const char *ut = k[0] == 'M' ? type_of(child(n, 0)) : type_of(n);
+		const char *mt = k[0] == 'M' ? type_of(n) : f ? type_of(f) : "";
+		if (strstr(ut, "union ") && (contains_pointer(w, mt) || is_record(mt)))
+			refuse(w, off, is_record(mt) ? "a union with a struct or union member, which "
+			       "could hold a pointer" : "a union with a pointer member", KEEP);
 	} else if (strcmp(k, "UnaryOperator") == 0) {
 		if (strcmp(op, "!") == 0)
 			condition(w, child(n, 0), off);
@@ -604,8 +613,18 @@ static int any_pointer_field(const cJSON *n, int depth)
 {
 	if (!cJSON_IsObject(n) || depth > CJSON_NESTING_LIMIT)
 		return 0;
-	if (kind_is(n, "FieldDecl") && strchr(type_of(n), '*'))
+	/* a record declared in a type name (a cast, a compound literal, a parameter) is not in the
+	 * dump: its pointer shows where it is used, a member of pointer type named or initialised */
+	if ((kind_is(n, "FieldDecl") || kind_is(n, "MemberExpr")) && strchr(type_of(n), '*'))
 		return 1;
+	if (kind_is(n, "InitListExpr") && is_record(type_of(n))) {
+		const cJSON *in = cJSON_GetObjectItemCaseSensitive(n, "inner");
+		for (const cJSON *c = cJSON_IsArray(in) ? in->child : NULL; c; c = c->next)
+			if (strchr(type_of(c), '*'))
+				return 1;
+		if (strchr(type_of(cJSON_GetObjectItemCaseSensitive(n, "field")), '*'))
+			return 1;
+	}
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(n, "inner");
 	for (const cJSON *c = cJSON_IsArray(in) ? in->child : NULL; c; c = c->next)
 		if (any_pointer_field(c, depth + 1))

@@ -117,6 +117,11 @@ static const attack attacks[] = {
 	  4, 36 },
 	{ "union with a pointer", HEAD "    union { __global const float *p; ulong u; } x;\n"
 	  "    x.p = in;\n    out[0] = x.u >> 47;\n}\n", "a union with a pointer member", 4, 5 },
+	{ "union in a compound literal", HEAD "    out[0] = ((union { __global const float *p; "
+	  "ulong u; }){ in }).u >> 47;\n}\n", "a union with a pointer member", 4, 60 },
+	{ "struct declared in a cast", HEAD "    ulong a = 0;\n"
+	  "    out[0] = ((__private struct { __global const float *p; } *)&a)->p[0];\n}\n",
+	  "memory read back as a pointer", 5, 15 },
 	{ "comparison in < out", HEAD "    if (in < out) out[0] = 1;\n}\n",
 	  "comparison of pointers into different buffers", 4, 9 },
 	{ "comparison through locals", HEAD "    __global const float *a = in + 1;\n"
