@@ -672,10 +672,19 @@ static void judge_deferred(walk *w)
 	settle(w);
 	for (int i = 0; i < w->ndefs; i++) {
 		const cJSON *n = w->defs[i].node;
+		const char *op = str(n, "opcode");
+		int diff = strcmp(op, "-") == 0, eq = !strcmp(op, "==") || !strcmp(op, "!=");
+		if (!diff && !eq) {
+			/* even within one buffer: in + K wraps around past the top of the address space
+			 * for the right K, so whether in + K < in tells the address */
+			refuse(w, w->defs[i].off, "an ordered comparison of pointers: a pointer moved far "
+			       "enough wraps around, so even within one buffer the order tells the address",
+			       "compare indices instead");
+			continue;
+		}
 		int a = origin(w, child(n, 0), 0), b = origin(w, child(n, 1), 0);
 		if (a >= 0 && a == b)
 			continue;
-		int diff = strcmp(str(n, "opcode"), "-") == 0;
 		const char *what = a == O_NULL || b == O_NULL ?
 		        (diff ? "a difference of a pointer and a constant" :
 		                "a comparison of a pointer with null or a constant") :

@@ -8,9 +8,12 @@
  *   - a cast between a pointer and an integer, either direction, explicit or implicit, but
  *     the null pointer constant; a pointer used as a truth value ((bool)p, if (p), !p, p && q,
  *     p ? a : b: a comparison with null, and p - K turns that into a test of the address);
- *   - a difference or comparison (- < > <= >= == !=) of two pointers unless both are derived,
- *     by pointer arithmetic and element-pointer casts only, from the same parameter, array or
- *     variable (p - A with p = A + k stays allowed; p - q across buffers, p == 0 do not);
+ *   - an ordered comparison of pointers (< > <= >=), always: in + K wraps around the address
+ *     space for the right K, so `in + K < in` tells the address even within one buffer;
+ *   - a difference or an equality test (- == !=) of two pointers unless both are derived, by
+ *     pointer arithmetic and element-pointer casts only, from the same parameter, array or
+ *     variable (p - A and p != A + n with p = A + k stay allowed: modulo 2^64 they depend on
+ *     k and n only; p - q across buffers, p == 0 do not);
  *   - a union with a pointer member; a pointer cast that makes a pointer's memory readable as
  *     something other than a pointer or the other way round ((__private ulong *)&p,
  *     (void *)&p, (__global float **)out, a struct holding a pointer seen as another type);

@@ -123,9 +123,12 @@ static const attack attacks[] = {
 	  "    out[0] = ((__private struct { __global const float *p; } *)&a)->p[0];\n}\n",
 	  "memory read back as a pointer", 5, 15 },
 	{ "comparison in < out", HEAD "    if (in < out) out[0] = 1;\n}\n",
-	  "comparison of pointers into different buffers", 4, 9 },
-	{ "comparison through locals", HEAD "    __global const float *a = in + 1;\n"
-	  "    __global float *b = out;\n    if (a >= b) out[0] = 1;\n}\n",
+	  "an ordered comparison of pointers", 4, 9 },
+	{ "ordered comparison within one buffer (wraps around)",
+	  HEAD "    if (in + ((1UL << 62) - (1UL << 45)) < in) return;\n    out[0] = 1;\n}\n",
+	  "an ordered comparison of pointers", 4, 9 },
+	{ "equality through locals", HEAD "    __global const float *a = in + 1;\n"
+	  "    __global float *b = out;\n    if (a != b) out[0] = 1;\n}\n",
 	  "comparison of pointers into different buffers", 6, 9 },
 	{ "difference out - in", HEAD "    out[0] = out - in;\n}\n",
 	  "difference of pointers into different buffers", 4, 14 },
@@ -146,8 +149,11 @@ static const attack attacks[] = {
 	  "    out[0] = p - in;\n}\n", "cannot tie to one buffer", 7, 14 },
 	{ "helper comparing its parameters",
 	  "int before(__global const float *a, __global const float *b) { return a < b; }\n"
-	  HEAD "    out[0] = before(in, out);\n}\n", "comparison of pointers into different buffers",
-	  1, 71 },
+	  HEAD "    out[0] = before(in, out);\n}\n", "an ordered comparison of pointers", 1, 71 },
+	{ "helper testing its parameters for equality",
+	  "int same(__global const float *a, __global const float *b) { return a == b; }\n"
+	  HEAD "    out[0] = same(in, out);\n}\n", "comparison of pointers into different buffers",
+	  1, 69 },
 	{ "__builtin_is_aligned", HEAD "    out[0] = __builtin_is_aligned(in, 1UL << 20);\n}\n",
 	  "a pointer given to __builtin_is_aligned", 4, 35 },
 	{ "__builtin_frame_address", HEAD "    out[0] = (ulong)__builtin_frame_address(0);\n}\n",
@@ -194,13 +200,13 @@ static const char *const honest[] = {
 	HEAD "    const float4 v = ((__global const float4 *)in)[0] + vload4(1, in);\n"
 	"    vstore4(v, 0, out);\n}\n",
 	HEAD "    __global const float *p = in + 3;\n    out[0] = p - in;\n"
-	"    out[1] = (p < in + rows) + (p == in) + (&in[4] - p);\n}\n",
-	HEAD "    float s = 0;\n    for (__global const float *p = in; p < in + rows; p++)\n"
+	"    out[1] = (p != in + rows) + (p == in) + (&in[4] - p);\n}\n",
+	HEAD "    float s = 0;\n    for (__global const float *p = in; p != in + rows; p++)\n"
 	"        s += *p;\n    __global const float *q;\n    q = in;\n    q += cols;\n"
 	"    while (q != in + rows * cols) { s += *q; q++; }\n    out[0] = s;\n}\n",
 	HEAD "    __local float tile[TILE][TILE + 1];\n    tile[0][1] = in[0];\n"
 	"    barrier(CLK_LOCAL_MEM_FENCE);\n    out[0] = &tile[1][0] - &tile[0][0];\n"
-	"    __local float *t = &tile[0][0];\n    out[1] = (t + 3 < &tile[0][5]) + t[1];\n}\n",
+	"    __local float *t = &tile[0][0];\n    out[1] = (t + 3 == &tile[0][5]) + t[1];\n}\n",
 	HEAD "    __global float *z = 0;\n    z = out;\n    z[0] = 1;\n}\n",
 	HEAD "    union { float f; uint u; } x;\n    x.f = in[0];\n    out[0] = as_float(x.u ^ 1u)"
 	" + as_float(as_uint(in[1]));\n}\n",
@@ -317,7 +323,7 @@ END_TEST
 START_TEST(test_several_findings_in_order)
 {
 	char msg[4096];
-	ck_assert_int_eq(run(HEAD "    out[1] = in < out;\n    out[0] = (ulong)in;\n}\n", msg,
+	ck_assert_int_eq(run(HEAD "    out[1] = in == out;\n    out[0] = (ulong)in;\n}\n", msg,
 	                     sizeof msg), PREPROC_REFUSED);
 	const char *a = strstr(msg, "k.cl:4:14: error:"), *b = strstr(msg, "k.cl:5:14: error:");
 	ck_assert_msg(a && b && a < b, "%s", msg);
