@@ -62,7 +62,11 @@ static void eval_builds(const check_opts *o, check_report *rep)
 	check_crit *c = crit(rep, CRIT_BUILDS);
 	const check_child *ch = &rep->child;
 	char first[600];
-	if (rep->refused[0])
+	if (rep->refused[0] && strstr(rep->refused, "inspect addresses"))   /* ptrcheck.h */
+		set(c, CRIT_FAIL, "work with indices into the buffers: a kernel never needs an address "
+		    "as a number, a comparison of two buffers' pointers, or a pointer seen as another "
+		    "type", "%s", rep->refused);
+	else if (rep->refused[0])
 		set(c, CRIT_FAIL, "keep the kernel in its one file; an #include may name only a header "
 		    "inside the lesson's own folder", "%s", rep->refused);
 	else if (!ch->built && ch->build_err != 0) {

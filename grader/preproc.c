@@ -15,6 +15,7 @@
 #include "confine.h"
 #include "diag.h"
 #include "preproc.h"
+#include "ptrcheck.h"
 #include "sandbox.h"
 
 enum { MAX_OUT = 8 << 20 };   /* preprocessed text over 8 MiB is no lesson kernel */
@@ -359,6 +360,7 @@ typedef struct pre_run {
 	confine_storage cst;
 	sandbox_limits lim;
 	sandbox_child child;
+	ptrcheck_run pc;          /* the pointer check of its output (ptrcheck.h) */
 } pre_run;
 
 /* Write its files and start its confined child: 0, or -1 with msg (a grader failure). */
@@ -471,9 +473,34 @@ void preproc_run_all(preproc_job *jobs, int n, char **out, char **msg, size_t ms
 		else
 			started[i] = pre_start(&p[i], &jobs[i], msg[i], msglen) == 0;
 	}
-	for (int i = 0; i < n && p && started; i++)
-		if (started[i])
-			r[i] = pre_finish(&p[i], &out[i], msg[i], msglen);
+	/* each output, once vetted, goes to the pointer check while the others still run */
+	for (int i = 0; i < n && p && started; i++) {
+		if (!started[i])
+			continue;
+		started[i] = 0;
+		r[i] = pre_finish(&p[i], &out[i], msg[i], msglen);
+		if (r[i] != PREPROC_OK)
+			continue;
+		if (ptrcheck_start(&p[i].pc, preproc_clang(), out[i], p[i].dir, jobs[i].tmpdir,
+		                   jobs[i].tile, jobs[i].confine, jobs[i].timeout_s, msg[i], msglen) == 0) {
+			started[i] = 1;
+		} else {
+			r[i] = PREPROC_ERROR;
+			free(out[i]);
+			out[i] = NULL;
+		}
+	}
+	for (int i = 0; i < n && p && started; i++) {
+		if (!started[i])
+			continue;
+		ptrcheck_result pr = ptrcheck_finish(&p[i].pc, jobs[i].kernel_path, jobs[i].source,
+		                                      msg[i], msglen);
+		if (pr != PTRCHECK_OK) {
+			r[i] = pr == PTRCHECK_REFUSED ? PREPROC_REFUSED : PREPROC_ERROR;
+			free(out[i]);
+			out[i] = NULL;
+		}
+	}
 	free(p);
 	free(started);
 }

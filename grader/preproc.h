@@ -9,7 +9,9 @@
  * no trace of its existence reaches any output.  The result has no directive left but line
  * markers and known pragmas; it is what PoCL, Oclgrind and a GPU driver compile, so the
  * analysis and the timed run see the same text.  Inline assembly in that text is refused:
- * after preprocessing, no macro or token pasting can hide it. */
+ * after preprocessing, no macro or token pasting can hide it.  So is a kernel that turns a
+ * pointer's value into data (ptrcheck.h): clang parses the same text, in a second confined
+ * child, and the grader judges its syntax tree. */
 #ifndef PREPROC_H
 #define PREPROC_H
 
@@ -43,7 +45,7 @@ typedef enum { PREPROC_OK, PREPROC_REFUSED, PREPROC_ERROR } preproc_result;
 /* Preprocess j.  PREPROC_OK: *out is the text to compile (malloc'd; #line markers name the
  * student's file "<kernel>").  PREPROC_REFUSED: msg says why, as "path:L:C: error: ..."
  * lines (a `builds` finding: an include that is not there, inline assembly, a directive made
- * by a macro ...).  PREPROC_ERROR: the grader could not run the preprocessor (msg says why). */
+ * by a macro, a pointer's value used as data ...).  PREPROC_ERROR: the grader could not run the preprocessor (msg says why). */
 preproc_result preproc_run(preproc_job *j, char **out, char *msg, size_t msglen);
 
 /* n jobs at once (lesson 4's TILEs: the preprocessors run side by side): out[i], msg[i]
