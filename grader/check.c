@@ -871,6 +871,52 @@ static void pocl_cache(const char *tmp, char *buf, size_t len)
 	mkdir(buf, 0700);
 }
 
+/* The probe's builds, kept for the next check of the same text: build/pocl-builds/<key>, a copy
+ * of the check's cache taken right after the probe, before any student code has run in this
+ * check (the probe only compiles), keyed by every text it compiled, the options' TILEs, the
+ * device asked for and the work-group method.  The next check of that text starts its cache
+ * from it, so its probe loads instead of compiling; what the run child writes (the launch-time
+ * work-group functions) is never kept.  Cleared past 256 MiB. */
+static void build_key(const check_opts *o, const devrun_src *s, char *buf, size_t len)
+{
+	unsigned long long h = CHECK_HASH_INIT;
+	for (int i = 0; i < s->npre; i++) {
+		h = check_hash(h, s->pre[i], strlen(s->pre[i]) + 1);
+		h = check_hash(h, &s->pre_tile[i], sizeof s->pre_tile[i]);
+	}
+	const char *dev = o->device ? o->device : "", *wg = s->wg_method ? s->wg_method : "";
+	h = check_hash(h, dev, strlen(dev) + 1);
+	h = check_hash(h, wg, strlen(wg) + 1);
+	snprintf(buf, len, "%s/build/pocl-builds/%016llx", lesson_root(), h);
+}
+
+/* 1 when a kept copy of the probe's builds was copied into the check's cache. */
+static int builds_restore(const check_opts *o, const devrun_src *s)
+{
+	char kept[4300];
+	build_key(o, s, kept, sizeof kept);
+	struct stat st;
+	if (lstat(kept, &st) != 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	return sandbox_copytree(kept, s->pocl_cache) == 0;
+}
+
+static void builds_keep(const check_opts *o, const devrun_src *s)
+{
+	char kept[4300], part[4400], root[4200];
+	snprintf(root, sizeof root, "%s/build/pocl-builds", lesson_root());
+	cache_bytes = 0;
+	nftw(root, add_size, 16, FTW_PHYS);
+	if (cache_bytes > (256LL << 20))
+		sandbox_rmtree(root);
+	if (mkdir(root, 0700) != 0 && errno != EEXIST)
+		return;
+	build_key(o, s, kept, sizeof kept);
+	snprintf(part, sizeof part, "%s.part-%d", kept, (int)getpid());
+	if (sandbox_copytree(s->pocl_cache, part) != 0 || rename(part, kept) != 0)
+		sandbox_rmtree(part);     /* another grader kept it first, or the disk is full */
+}
+
 /* ---- control runs: is a failure the kernel's or the grader's environment's? ------------
  * When a stage fails for want of time or memory, the lesson's reference solution goes
  * through the same stage under the same limits.  If it fails too, the environment is at fault
@@ -1246,7 +1292,10 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 	if (o->analysis)
 		analysis_start(c, cc->an, &cc->an_pol, rep, &an);
 	pocl_seed(o, &src, &cc->run_pol);
+	int restored = builds_restore(o, &src);
 	devrun_probe *pr = run_probe(o, &src, &cc->run_pol, &st);
+	if (pr && !restored && st.end == SANDBOX_EXITED && st.code == 0 && pr->finished)
+		builds_keep(o, &src);
 	if (!pr || st.end == SANDBOX_FAILED) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
 		         pr ? st.what : "out of memory");

@@ -416,6 +416,10 @@ static int copy_file(int from_dir, int to_dir, const char *name)
 {
 	int in = openat(from_dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	int out = in >= 0 ? openat(to_dir, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600) : -1;
+	if (in >= 0 && out < 0 && errno == EEXIST) {   /* already there: kept as it is */
+		close(in);
+		return 0;
+	}
 	char buf[65536];
 	ssize_t n = 0;
 	int rc = in >= 0 && out >= 0 ? 0 : -1;

@@ -84,7 +84,7 @@ int sandbox_open_regular(const char *path, int nofollow, struct stat *st);
 size_t sandbox_address_space(void);
 
 /* Copy the regular files and folders under from into to (made if missing; no link followed,
- * names starting with '.' left out).  0, or -1 when something could not be copied. */
+ * names starting with '.' left out, a file already in to kept).  0, or -1 when something could not be copied. */
 int sandbox_copytree(const char *from, const char *to);
 
 /* Remove a folder tree (no symlink followed); the PoCL cache and temp folders use it. */
