@@ -974,8 +974,9 @@ static int preprocess(const check_opts *o, const char *source, const char *tmp, 
 	char msgs[PRE_MAX][2048], *mp[PRE_MAX], *outs[PRE_MAX];
 	preproc_result res[PRE_MAX];
 	for (int i = 0; i < n; i++) {
-		jobs[i] = (preproc_job){ source, o->kernel, dir, tmp, tiles[i], 1, o->timeout_s, NULL,
-		                         { "" }, 0 };
+		/* side by side, each within its share of --memory */
+		jobs[i] = (preproc_job){ source, o->kernel, dir, tmp, tiles[i], 1, o->timeout_s,
+		                         o->mem_bytes / (size_t)n, NULL, { "" }, 0 };
 		mp[i] = msgs[i];
 	}
 	if (l->tiles[0])   /* lesson 4: the CHOSEN_* values the compiler sees, at every TILE */

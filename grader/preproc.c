@@ -398,6 +398,7 @@ static int pre_start(pre_run *p, preproc_job *j, char *msg, size_t msglen)
 	if (realpath("/lib64/ld-linux-x86-64.so.2", p->interp))
 		p->pol.exec[1] = p->interp;
 	p->lim = (sandbox_limits){ j->timeout_s > 0 && j->timeout_s < 20 ? j->timeout_s : 20,
+	                           j->mem_bytes && j->mem_bytes < ((size_t)2 << 30) ? j->mem_bytes :
 	                           (size_t)2 << 30, p->err, j->confine ? &p->pol : NULL, 0 };
 	if (sandbox_spawn(pre_main, &p->c, &p->lim, &p->child) != 0) {
 		snprintf(msg, msglen, "cannot fork the preprocessor: %s", strerror(errno));
@@ -482,7 +483,8 @@ void preproc_run_all(preproc_job *jobs, int n, char **out, char **msg, size_t ms
 		if (r[i] != PREPROC_OK)
 			continue;
 		if (ptrcheck_start(&p[i].pc, preproc_clang(), out[i], p[i].dir, jobs[i].tmpdir,
-		                   jobs[i].tile, jobs[i].confine, jobs[i].timeout_s, msg[i], msglen) == 0) {
+		                   jobs[i].tile, jobs[i].confine, jobs[i].timeout_s, jobs[i].mem_bytes,
+		                   msg[i], msglen) == 0) {
 			started[i] = 1;
 		} else {
 			r[i] = PREPROC_ERROR;

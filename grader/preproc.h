@@ -28,6 +28,9 @@ typedef struct preproc_job {
 	int tile;                /* -DTILE= */
 	int confine;             /* confine the child (confine.h) */
 	double timeout_s;
+	size_t mem_bytes;        /* RLIMIT_AS of its children (preprocessor, pointer check); 0, or over
+	                            2 GiB: 2 GiB.  The jobs of preproc_run_all run side by side: give
+	                            each its share of the check's --memory */
 	/* Macro names whose expansion at the end of the file is wanted (lesson 4's CHOSEN_*), or
 	 * NULL: each is expanded on a line of its own appended after the source, a part cut off
 	 * again before the text is vetted, so no compiler sees it.  On PREPROC_OK, probe_val[i]

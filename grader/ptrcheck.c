@@ -901,7 +901,7 @@ static int ast_main(void *arg)
 
 int ptrcheck_start(ptrcheck_run *r, const char *clang_path, const char *text,
                    const char *lesson_dir, const char *tmpdir, int tag, int confine,
-                   double timeout_s, char *msg, size_t msglen)
+                   double timeout_s, size_t mem_bytes, char *msg, size_t msglen)
 {
 	memset(r, 0, sizeof *r);
 	msg[0] = '\0';
@@ -926,6 +926,7 @@ int ptrcheck_start(ptrcheck_run *r, const char *clang_path, const char *text,
 	if (realpath("/lib64/ld-linux-x86-64.so.2", r->interp))
 		r->pol.exec[1] = r->interp;
 	r->lim = (sandbox_limits){ timeout_s > 0 && timeout_s < 20 ? timeout_s : 20,
+	                           mem_bytes && mem_bytes < ((size_t)2 << 30) ? mem_bytes :
 	                           (size_t)2 << 30, r->err, confine ? &r->pol : NULL, 65536 };
 	if (sandbox_spawn(ast_main, r, &r->lim, &r->child) != 0) {
 		snprintf(msg, msglen, "cannot fork the pointer check: %s", strerror(errno));

@@ -51,11 +51,12 @@ typedef struct ptrcheck_run {
 
 /* Start checking text (preprocessed and vetted: the text every compiler will see) with the
  * clang at clang_path, files in tmpdir named with tag (a TILE), the child confined (confine.h,
- * lesson_dir readable) when confine is set, for at most timeout_s (<= 0 or over 20: 20 s).
+ * lesson_dir readable) when confine is set, for at most timeout_s (<= 0 or over 20: 20 s),
+ * within mem_bytes of address space (0, or over 2 GiB: 2 GiB).
  * 0, or -1 with a reason in msg (a grader failure). */
 int ptrcheck_start(ptrcheck_run *r, const char *clang_path, const char *text,
                    const char *lesson_dir, const char *tmpdir, int tag, int confine,
-                   double timeout_s, char *msg, size_t msglen);
+                   double timeout_s, size_t mem_bytes, char *msg, size_t msglen);
 
 /* Wait for a started check and judge the tree.  PTRCHECK_OK; PTRCHECK_REFUSED with
  * "path:L:C: error: ..." lines in msg, at most 8, in source order (path: kernel_path for the

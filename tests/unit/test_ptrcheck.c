@@ -37,7 +37,7 @@ static void teardown(void)
 static preproc_result run_at(const char *source, const char *lesson_dir, int tile, char *msg,
                              size_t len)
 {
-	preproc_job j = { source, "kernels/starter/k.cl", lesson_dir, tmp, tile, 1, 20, NULL,
+	preproc_job j = { source, "kernels/starter/k.cl", lesson_dir, tmp, tile, 1, 20, 0, NULL,
 	                  { "" }, 0 };
 	char *out = NULL;
 	preproc_result r = preproc_run(&j, &out, msg, len);
