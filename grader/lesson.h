@@ -31,7 +31,9 @@ typedef struct lesson {
 	unsigned criteria;          /* CRIT_BIT()s that apply                                */
 	const char *baseline;       /* baseline kernel file under grader/baselines/, or NULL */
 	const char *baseline_kernel;
-	double speedup_cpu;         /* pass bar on a CPU device; 0 = measured, not judged    */
+	double speedup_cpu;         /* pass bar on a CPU device; 0 = measured, not judged.  Keep
+	                               it 0: there the samples come from the process that ran the
+	                               kernel natively, which can forge them (devrun.h) */
 	double speedup_gpu;         /* pass bar on a GPU device (measured on an H200)        */
 	int tiles[LESSON_MAX_TILES];/* TILE sweep (lesson 4), 0-terminated; empty: tile only */
 } lesson;
