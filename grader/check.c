@@ -1141,6 +1141,27 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 	int at = c2 ? c2->at : -1;
 	if (c2 && go == 1)
 		devrun_judge_rest(pl, c2, o, &rep->child);
+	/* A status is the child's word too: 126, the status of a child the sandbox could not
+	 * confine, comes from the kernel's own process when the probe, under the same
+	 * confinement, was confined; and a child that exits 0 before every planned run came back
+	 * skipped them (a process a kernel has taken over can call exit) */
+	if (st->end == SANDBOX_FAILED && st->code == SANDBOX_CONFINE_FAILED) {
+		st->end = SANDBOX_EXITED;
+		snprintf(st->what, sizeof st->what, "exited with status 126");
+	}
+	int complete = c2 != NULL;
+	for (int i = 0; c2 && i < pl->nslots; i++) {
+		int needed = i < pl->ncorrect || go == 1;
+		const devrun_slot_out *so = &c2->out[i];
+		if (needed && !(so->reached && (so->done || so->err != CL_SUCCESS)))
+			complete = 0;
+		if (i < pl->ncorrect && so->reached && so->err != CL_SUCCESS)
+			break;                /* the child stops at a failed launch, as it should */
+	}
+	if (st->end == SANDBOX_EXITED && (st->code == 0 || st->code == 3) && !complete) {
+		st->code = -1;
+		snprintf(st->what, sizeof st->what, "ended before every planned run came back");
+	}
 	devrun_stage(pl, at, rep->child.stage, sizeof rep->child.stage);
 	free(c1);
 	free(c2);

@@ -156,6 +156,21 @@ START_TEST(resource_use_is_the_kernels_own)
 }
 END_TEST
 
+/* A child's exit status is its word too: exit 0 after one run (skipping the rest, which once
+ * passed `correct` on the runs that came back) and exit 126 (the status of a child the
+ * sandbox could not confine: NOT GRADED) are the kernel's failures. */
+START_TEST(an_exit_status_is_not_believed)
+{
+	static const char *how[] = { "exit0", "exit126" };
+	itest_graded g = compromised(how[_i], "1", "kernels/solutions/01-naive-matmul.cl",
+	                             "--no-analysis");
+	ck_assert_msg(g.exit == 1, "%s: exit %d", how[_i], g.exit);
+	ck_assert_str_eq(status(&g, "runs"), "fail");
+	ck_assert_ptr_null(strstr(g.text, "NOT GRADED"));
+	itest_done(&g);
+}
+END_TEST
+
 static Suite *trust_suite(void)
 {
 	Suite *s = suite_create("trust");
@@ -165,6 +180,7 @@ static Suite *trust_suite(void)
 	tcase_add_test(t, forged_right_answers_caught_by_the_interpreter);
 	tcase_add_test(t, no_process_outlives_the_check);
 	tcase_add_test(t, a_lying_child_cannot_stretch_the_limit);
+	tcase_add_loop_test(t, an_exit_status_is_not_believed, 0, 2);
 	tcase_add_loop_test(t, resource_use_is_the_kernels_own, 0,
 	                    (int)(sizeof verdicts / sizeof verdicts[0]));
 	suite_add_tcase(s, t);
