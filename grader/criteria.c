@@ -253,6 +253,15 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
 		return;
 	}
+	/* on a CPU device a native run alone never passes: when the interpreter could not run the
+	 * kernel through, for the kernel's own fault, its outputs were never confirmed */
+	if (rep->analysis_failed && strcmp(ch->dev.type, "CPU") == 0 && done) {
+		set(c, CRIT_FAIL, "make the kernel run through under Oclgrind too (see the note on the "
+		    "analysis): its results there are part of the check", "right natively, but not "
+		    "confirmed under Oclgrind (%s): on a CPU device the kernel runs as native code, so "
+		    "a native run alone cannot pass it", rep->analysis_failure);
+		return;
+	}
 	const check_run *unfinished = NULL;
 	for (int i = 0; i < ch->nruns && !unfinished; i++)
 		if (!ch->runs[i].done)

@@ -67,11 +67,19 @@ static int utf8_seq(const unsigned char *s, size_t left, unsigned *cp)
 	return n;
 }
 
-/* Code points shown as \u{NNNN}: direction controls and line/paragraph separators. */
+/* Code points shown as \u{NNNN}: direction controls, line/paragraph separators and the other
+ * invisible format characters. */
 static int shown_as_u(unsigned cp)
 {
 	return cp == 0x061c || cp == 0x200e || cp == 0x200f || (cp >= 0x202a && cp <= 0x202e) ||
-	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029;
+	       (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 || cp == 0x2029 ||
+	       /* the other format characters (Unicode category Cf): invisible, so an identifier
+	        * or a message could hide text in them (soft hyphen, zero-width space and joiners,
+	        * word joiner, invisible operators, deprecated format controls, byte-order mark,
+	        * interlinear annotations, tags) */
+	       cp == 0x00ad || cp == 0x180e || (cp >= 0x200b && cp <= 0x200d) ||
+	       (cp >= 0x2060 && cp <= 0x2064) || (cp >= 0x206a && cp <= 0x206f) || cp == 0xfeff ||
+	       (cp >= 0xfff9 && cp <= 0xfffb) || (cp >= 0xe0000 && cp <= 0xe007f);
 }
 
 static void escape(sink *k, const char *in, size_t n, unsigned flags, const esc_sub *subs)

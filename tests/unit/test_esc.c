@@ -112,6 +112,13 @@ START_TEST(test_direction_and_separators)
 	ck_assert_str_eq(E("\xe2\x80\x8e\xe2\x80\x8f", ESC_LINE), "\\u{200E}\\u{200F}");
 	ck_assert_str_eq(E("\xd8\x9c", ESC_LINE), "\\u{061C}");
 	ck_assert_str_eq(E("x\xe2\x80\xa8y\xe2\x80\xa9", ESC_TEXT), "x\\u{2028}y\\u{2029}");
+	/* invisible format characters in an identifier (attack review): word joiner, zero-width
+	 * space, a deprecated format control, the byte-order mark, soft hyphen, a tag */
+	ck_assert_str_eq(E("a\xe2\x81\xa0" "b", ESC_LINE), "a\\u{2060}b");
+	ck_assert_str_eq(E("\xe2\x80\x8b\xe2\x81\xae", ESC_LINE), "\\u{200B}\\u{206E}");
+	ck_assert_str_eq(E("\xef\xbb\xbf\xc2\xad", ESC_LINE), "\\u{FEFF}\\u{00AD}");
+	ck_assert_str_eq(E("\xf3\xa0\x80\x81", ESC_LINE), "\\u{E0001}");
+	ck_assert_str_eq(E("\xc3\xa9\xe2\x82\xac", ESC_LINE), "\xc3\xa9\xe2\x82\xac");   /* kept */
 }
 END_TEST
 
