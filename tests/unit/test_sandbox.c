@@ -865,6 +865,31 @@ START_TEST(test_confined_child_has_no_grader_environment)
 }
 END_TEST
 
+/* A child that nests folders far deeper than any recursion should follow, and makes one
+ * unreadable, leaves nothing behind (attack review: 33 levels once outlived the check). */
+START_TEST(test_rmtree_any_depth)
+{
+	char top[] = "/tmp/clgrade-rmtree-XXXXXX", path[8192];
+	ck_assert_ptr_nonnull(mkdtemp(top));
+	int n = snprintf(path, sizeof path, "%s", top);
+	for (int i = 0; i < 1000 && n < (int)sizeof path - 4; i++) {
+		n += snprintf(path + n, sizeof path - n, "/d");
+		ck_assert_int_eq(mkdir(path, 0700), 0);
+	}
+	int fd = open(strcat(path, "/f"), O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(path, sizeof path, "%s/locked", top);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/locked/inner", top);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	snprintf(path, sizeof path, "%s/locked", top);
+	chmod(path, 0);
+	sandbox_rmtree(top);
+	ck_assert_int_ne(access(top, F_OK), 0);
+}
+END_TEST
+
 static Suite *sandbox_suite(void)
 {
 	Suite *s = suite_create("sandbox");
@@ -892,6 +917,7 @@ static Suite *sandbox_suite(void)
 	tcase_add_test(t, test_batch_source_never_followed);
 	tcase_add_test(t, test_tmp_removed_on_signals);
 	tcase_add_test(t, test_tmp_sweep_takes_dead_runs_only);
+	tcase_add_test(t, test_rmtree_any_depth);
 	suite_add_tcase(s, t);
 	return s;
 }
