@@ -178,8 +178,61 @@ static void hold(int add)
 	}
 }
 
+/* The watchdog: a small process of the grader's, in a session of its own, that outlives the
+ * grader for one purpose.  Each child runs in a process group of its own that no descendant
+ * can leave (confine.c refuses setsid and setpgid), and each child dies with the grader
+ * (PR_SET_PDEATHSIG), but a grandchild a taken-over child forked would not: when the grader
+ * dies, however (SIGKILL included), its end of a pipe closes, and the watchdog kills every
+ * process group the grader had not reaped.  One per process that starts children. */
+static int wd_fd = -1;
+static pid_t wd_owner;
+
+static void watchdog_main(int in)
+{
+	pid_t groups[MAX_LIVE] = { 0 };
+	int rec;
+	setsid();
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	while (read(in, &rec, sizeof rec) == (ssize_t)sizeof rec)
+		for (int i = 0; i < MAX_LIVE; i++)
+			if (rec > 0 ? groups[i] == 0 : groups[i] == -rec) {
+				groups[i] = rec > 0 ? rec : 0;
+				break;
+			}
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (groups[i] > 0)
+			kill(-groups[i], SIGKILL);
+	_exit(0);
+}
+
+static void watchdog_tell(int rec)
+{
+	if (wd_fd < 0 || wd_owner != getpid()) {
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) != 0)
+			return;
+		pid_t w = fork();
+		if (w == 0) {
+			close(p[1]);
+			watchdog_main(p[0]);
+		}
+		close(p[0]);
+		if (w < 0) {
+			close(p[1]);
+			return;
+		}
+		wd_fd = p[1], wd_owner = getpid();
+	}
+	ssize_t n = write(wd_fd, &rec, sizeof rec);
+	(void)n;
+}
+
 static void track(pid_t pid, int add)
 {
+	watchdog_tell(add ? pid : -pid);
 	hold(add);
 	for (int i = 0; i < MAX_LIVE; i++)
 		if (add ? live[i] == 0 : live[i] == pid) {

@@ -8,6 +8,9 @@
  * build/clgrade, real PoCL and Oclgrind. */
 #include <check.h>
 #include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +104,38 @@ START_TEST(no_process_outlives_the_check)
 }
 END_TEST
 
+/* ... and when the grader itself is killed with SIGKILL while the grandchild sleeps: the
+ * watchdog (sandbox.c) kills the process groups the grader left. */
+START_TEST(no_process_outlives_a_killed_grader)
+{
+	pid_t g = fork();
+	ck_assert_int_ge(g, 0);
+	if (g == 0) {
+		setenv("CLGRADE_TEST_COMPROMISE", "fork", 1);
+		int null = open("/dev/null", O_WRONLY);
+		dup2(null, 1);
+		dup2(null, 2);
+		execl("build/clgrade", "clgrade", "check", "3", "kernels/starter/03-transpose-padding.cl",
+		      "--no-analysis", (char *)NULL);
+		_exit(127);
+	}
+	int seen = 0;
+	for (int i = 0; i < 600 && !seen; i++) {
+		usleep(50000);
+		seen = forked_alive();
+	}
+	kill(g, SIGKILL);
+	waitpid(g, NULL, 0);
+	ck_assert_msg(seen, "the grandchild never started");
+	int left = 1;
+	for (int i = 0; i < 40 && left; i++) {   /* the watchdog acts at once; allow 2 s */
+		usleep(50000);
+		left = forked_alive();
+	}
+	ck_assert_int_eq(left, 0);
+}
+END_TEST
+
 /* A child that says it is done and spins is stopped by the parent's clock: --timeout 4 and
  * no analysis, so nothing but the parent's limit can end it (the kernel would run forever). */
 START_TEST(a_lying_child_cannot_stretch_the_limit)
@@ -179,6 +214,7 @@ static Suite *trust_suite(void)
 	tcase_add_test(t, forged_page_fails);
 	tcase_add_test(t, forged_right_answers_caught_by_the_interpreter);
 	tcase_add_test(t, no_process_outlives_the_check);
+	tcase_add_test(t, no_process_outlives_a_killed_grader);
 	tcase_add_test(t, a_lying_child_cannot_stretch_the_limit);
 	tcase_add_loop_test(t, an_exit_status_is_not_believed, 0, 2);
 	tcase_add_loop_test(t, resource_use_is_the_kernels_own, 0,
