@@ -206,6 +206,28 @@ START_TEST(an_exit_status_is_not_believed)
 }
 END_TEST
 
+/* The attack review's kernels that need no native power, and one that does. */
+START_TEST(native_only_and_invisible_text)
+{
+	itest_graded g = compromised("right", "1", FX "l1_no_oclgrind_build.cl", "");
+	ck_assert_int_eq(g.exit, 1);
+	ck_assert_str_eq(status(&g, "correct"), "fail");
+	itest_done(&g);
+	g = itest_grade("1", FX "l1_invisible_identifier.cl", "");
+	ck_assert_int_eq(g.exit, 1);
+	ck_assert_str_eq(status(&g, "builds"), "fail");
+	static const char *raw[] = { "\xe2\x81\xa0", "\xe2\x80\x8b", "\xe2\x81\xae" };
+	char *json = cJSON_PrintUnformatted(g.json);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_msg(!strstr(g.text, raw[i]), "a raw format character in the text report");
+		ck_assert_msg(!strstr(json, raw[i]), "a raw format character in the JSON");
+	}
+	ck_assert_ptr_nonnull(strstr(g.text, "\\u{2060}"));
+	free(json);
+	itest_done(&g);
+}
+END_TEST
+
 static Suite *trust_suite(void)
 {
 	Suite *s = suite_create("trust");
@@ -215,6 +237,7 @@ static Suite *trust_suite(void)
 	tcase_add_test(t, forged_right_answers_caught_by_the_interpreter);
 	tcase_add_test(t, no_process_outlives_the_check);
 	tcase_add_test(t, no_process_outlives_a_killed_grader);
+	tcase_add_test(t, native_only_and_invisible_text);
 	tcase_add_test(t, a_lying_child_cannot_stretch_the_limit);
 	tcase_add_loop_test(t, an_exit_status_is_not_believed, 0, 2);
 	tcase_add_loop_test(t, resource_use_is_the_kernels_own, 0,
