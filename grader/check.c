@@ -812,6 +812,17 @@ static int add_size(const char *path, const struct stat *st, int flag, struct FT
 	return 0;
 }
 
+/* build/<name>, emptied when over cap bytes, made when missing: 0, or -1 when unusable. */
+static int cache_folder(const char *name, long long cap, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/build/%s", lesson_root(), name);
+	cache_bytes = 0;
+	nftw(buf, add_size, 16, FTW_PHYS);
+	if (cache_bytes > cap)
+		sandbox_rmtree(buf);
+	return mkdir(buf, 0700) != 0 && errno != EEXIST ? -1 : 0;
+}
+
 /* The stamp that says the seed holds the lesson's kernels for this device and baseline. */
 static void seed_stamp(const check_opts *o, const char *seed, char *buf, size_t len)
 {
@@ -830,12 +841,7 @@ static void seed_stamp(const check_opts *o, const char *seed, char *buf, size_t 
 static void pocl_seed(const check_opts *o, const devrun_src *s, const confine_policy *run_pol)
 {
 	char seed[4200], stamp[4400], lock[4300];
-	snprintf(seed, sizeof seed, "%s/build/pocl-seed", lesson_root());
-	cache_bytes = 0;
-	nftw(seed, add_size, 16, FTW_PHYS);
-	if (cache_bytes > (64LL << 20))
-		sandbox_rmtree(seed);
-	if (mkdir(seed, 0700) != 0 && errno != EEXIST)
+	if (cache_folder("pocl-seed", 64LL << 20, seed, sizeof seed) != 0)
 		return;               /* a read-only suite: every check compiles everything */
 	snprintf(lock, sizeof lock, "%s/.lock", seed);
 	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -904,12 +910,7 @@ static int builds_restore(const check_opts *o, const devrun_src *s)
 static void builds_keep(const check_opts *o, const devrun_src *s)
 {
 	char kept[4300], part[4400], root[4200];
-	snprintf(root, sizeof root, "%s/build/pocl-builds", lesson_root());
-	cache_bytes = 0;
-	nftw(root, add_size, 16, FTW_PHYS);
-	if (cache_bytes > (256LL << 20))
-		sandbox_rmtree(root);
-	if (mkdir(root, 0700) != 0 && errno != EEXIST)
+	if (cache_folder("pocl-builds", 256LL << 20, root, sizeof root) != 0)
 		return;
 	build_key(o, s, kept, sizeof kept);
 	snprintf(part, sizeof part, "%s.part-%d", kept, (int)getpid());

@@ -286,18 +286,6 @@ static int write_file(const char *path, const char *a, const char *b, const char
 	return fclose(f) != 0 ? -1 : rc;
 }
 
-static char *slurp(const char *path, size_t max, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *s = f ? malloc(max + 1) : NULL;
-	size_t n = s ? fread(s, 1, max + 1, f) : 0;
-	if (f)
-		fclose(f);
-	if (s)
-		s[n > max ? max : n] = '\0';
-	*len = n;
-	return s;
-}
 
 /* ---- the probe: macro expansions at the end of the file ---------------------------------- */
 
@@ -417,13 +405,13 @@ static preproc_result pre_finish(pre_run *p, char **out, char *msg, size_t msgle
 	preproc_result r = PREPROC_REFUSED;
 	*out = NULL;
 	if (st.end == SANDBOX_FAILED || (st.end == SANDBOX_EXITED && st.code >= 120)) {
-		char *e = slurp(p->err, 400, &en);
+		char *e = sandbox_slurp(p->err, 400, &en);
 		snprintf(msg, msglen, "the preprocessor could not run (%s)%s%s", st.what,
 		         e && *e ? ": " : "", e ? e : "");
 		free(e);
 		r = PREPROC_ERROR;
 	} else if (st.end == SANDBOX_EXITED && st.code == 0) {
-		char *t = slurp(p->res, MAX_OUT, &n);
+		char *t = sandbox_slurp(p->res, MAX_OUT, &n);
 		if (!t) {
 			snprintf(msg, msglen, "cannot read the preprocessed kernel");
 			r = PREPROC_ERROR;
@@ -435,7 +423,7 @@ static preproc_result pre_finish(pre_run *p, char **out, char *msg, size_t msgle
 		}
 		free(t);
 	} else if (st.end == SANDBOX_EXITED) {
-		char *e = slurp(p->err, 65536, &en);
+		char *e = sandbox_slurp(p->err, 65536, &en);
 		if (diag_rewrite(e, j->source, j->kernel_path, msg, msglen) == 0 || !msg[0])
 			snprintf(msg, msglen, "%s: error: the preprocessor rejected the kernel (status %d)"
 			         ": %.300s\n", j->kernel_path, st.code, e ? e : "");

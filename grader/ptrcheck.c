@@ -939,18 +939,6 @@ int ptrcheck_start(ptrcheck_run *r, const char *clang_path, const char *text,
 	return 0;
 }
 
-static char *slurp(const char *path, size_t max, size_t *len)
-{
-	FILE *f = fopen(path, "r");
-	char *s = f ? malloc(max + 1) : NULL;
-	size_t n = s ? fread(s, 1, max + 1, f) : 0;
-	if (f)
-		fclose(f);
-	if (s)
-		s[n > max ? max : n] = '\0';
-	*len = n;
-	return s;
-}
 
 ptrcheck_result ptrcheck_finish(ptrcheck_run *r, const char *kernel_path, const char *source,
                                 char *msg, size_t msglen)
@@ -966,14 +954,14 @@ ptrcheck_result ptrcheck_finish(ptrcheck_run *r, const char *kernel_path, const 
 	ptrcheck_result res = PTRCHECK_REFUSED;
 	size_t n = 0;
 	if (st.end == SANDBOX_FAILED || (st.end == SANDBOX_EXITED && st.code >= 120)) {
-		char *e = slurp(r->err, 400, &n);
+		char *e = sandbox_slurp(r->err, 400, &n);
 		snprintf(msg, msglen, "the pointer check could not run clang (%s)%s%s", st.what,
 		         e && *e ? ": " : "", e ? e : "");
 		free(e);
 		res = PTRCHECK_ERROR;
 	} else if (st.end == SANDBOX_EXITED && (st.code == 0 || st.code == 1)) {
 		/* 1: clang found errors; what it could parse is judged, the build reports the rest */
-		char *json = slurp(r->out, MAX_JSON, &n);
+		char *json = sandbox_slurp(r->out, MAX_JSON, &n);
 		if (!json) {
 			snprintf(msg, msglen, "cannot read the kernel's syntax tree");
 			res = PTRCHECK_ERROR;

@@ -562,3 +562,16 @@ int sandbox_copytree(const char *from, const char *to)
 		close(t);
 	return rc;
 }
+
+char *sandbox_slurp(const char *path, size_t max, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *s = f ? malloc(max + 1) : NULL;
+	size_t n = s ? fread(s, 1, max + 1, f) : 0;
+	if (f)
+		fclose(f);
+	if (s)
+		s[n > max ? max : n] = '\0';
+	*len = n;
+	return s;
+}

@@ -87,6 +87,10 @@ size_t sandbox_address_space(void);
  * names starting with '.' left out, a file already in to kept).  0, or -1 when something could not be copied. */
 int sandbox_copytree(const char *from, const char *to);
 
+/* The first max bytes of the file at path, NUL-terminated (malloc'd), *len the bytes read (more
+ * than max when the file is longer); NULL when it cannot be opened.  For files a child wrote. */
+char *sandbox_slurp(const char *path, size_t max, size_t *len);
+
 /* Remove a folder tree (no symlink followed); the PoCL cache and temp folders use it. */
 void sandbox_rmtree(const char *path);
 
