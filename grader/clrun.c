@@ -181,6 +181,19 @@ cl_int clrun_build(clrun *r, const char *source, const char *options, cl_program
 	return e;
 }
 
+cl_int clrun_compile_all(clrun *r, cl_program prog)
+{
+	size_t sz = 0;
+	(void)r;
+	cl_int e = clGetProgramInfo(prog, CL_PROGRAM_BINARY_SIZES, sizeof sz, &sz, NULL);
+	unsigned char *bin = e == CL_SUCCESS && sz ? malloc(sz) : NULL;
+	unsigned char *bins[1] = { bin };
+	if (bin)
+		e = clGetProgramInfo(prog, CL_PROGRAM_BINARIES, sizeof bins, bins, NULL);
+	free(bin);
+	return e;
+}
+
 static cl_int make_plain(clrun *r, clrun_bufs *b, const float *host, size_t len)
 {
 	cl_int e;
@@ -337,6 +350,8 @@ cl_int clrun_copy_open(clrun *r, const clrun_bufs *b, size_t n, clrun_copy *c)
 	cl_int e = clrun_build(r, copy_source, "", &prog, log, sizeof log);
 	if (e == CL_SUCCESS)
 		c->k = clCreateKernel(prog, "clgrade_copy", &e);
+	if (e == CL_SUCCESS)
+		clrun_compile_all(r, prog);
 	if (prog)
 		clReleaseProgram(prog);
 	if (e == CL_SUCCESS)

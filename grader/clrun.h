@@ -47,6 +47,11 @@ void clrun_close(clrun *r);
 cl_int clrun_build(clrun *r, const char *source, const char *options, cl_program *prog,
                    char *log, size_t loglen);
 
+/* Ask a built program for its binary: PoCL then compiles the generic work-group function of
+ * every kernel (used when POCL_WORK_GROUP_SPECIALIZATION=0) into its cache, without a launch.
+ * Other runtimes just answer.  The OpenCL status. */
+cl_int clrun_compile_all(clrun *r, cl_program prog);
+
 /* Device buffers of one problem, each guarded (guard.h), plus the problem they hold. */
 typedef struct clrun_bufs {
 	const ref_problem *p;

@@ -26,8 +26,15 @@ static int open_device(const devrun_ctx *x, clrun *cl, char *err, size_t errlen)
 	const devrun_src *s = x->src;
 	setenv("CUDA_CACHE_DISABLE", "1", 1);   /* NVIDIA's cache would hide ptxas's report */
 	setenv("POCL_CACHE_DIR", s->pocl_cache, 1);
+	/* PoCL compiles a work-group function per local size at a kernel's first launch, in the
+	 * process that launches it.  Without specialisation it uses the one generic function that
+	 * a build compiles when asked for its binary (devrun_probe_main): the probe compiles
+	 * everything, and the run child launches without compiling anything.  The workitemrepl
+	 * rerun needs the local size known, so it specialises (and compiles) as before. */
 	if (s->wg_method)
 		setenv("POCL_WORK_GROUP_METHOD", s->wg_method, 1);
+	else
+		setenv("POCL_WORK_GROUP_SPECIALIZATION", "0", 1);
 	if (clrun_open(cl, s->o->device, err, errlen) != 0)
 		return -1;
 	if (x->mem_share && strcmp(cl->info.type, "GPU") != 0) {
@@ -68,6 +75,8 @@ static cl_kernel build_student(clrun *cl, const devrun_src *s, int tile, devrun_
 	cl_kernel k = NULL;
 	if (err == CL_SUCCESS)
 		k = clCreateKernel(prog, s->o->l->kernel, &err);
+	if (k && b)
+		clrun_compile_all(cl, prog);   /* the probe: every work-group function, for the cache */
 	if (prog)
 		clReleaseProgram(prog);
 	if (!b)
@@ -99,6 +108,8 @@ static cl_kernel build_baseline(clrun *cl, const lesson *l)
 	cl_program prog;
 	cl_int e = clrun_build(cl, src, opts, &prog, log, sizeof log);
 	cl_kernel k = e == CL_SUCCESS ? clCreateKernel(prog, l->baseline_kernel, &e) : NULL;
+	if (k)
+		clrun_compile_all(cl, prog);
 	if (prog)
 		clReleaseProgram(prog);
 	return e == CL_SUCCESS ? k : NULL;
@@ -156,7 +167,12 @@ int devrun_seed_main(void *arg)
 	ref_problem p;
 	clrun_bufs b = { 0 };
 	cl_kernel base = l->baseline ? build_baseline(&cl, l) : NULL;
-	lesson_size s = l->kind->sizes[1].rows ? l->kind->sizes[1] : l->kind->sizes[0];
+	/* a small size and the timing size: PoCL specialises a kernel for small grids apart */
+	lesson_size sizes[2] = { l->kind->sizes[1].rows ? l->kind->sizes[1] : l->kind->sizes[0],
+	                         strcmp(cl.info.type, "GPU") == 0 ? l->kind->time_size_gpu :
+	                                                             l->kind->time_size };
+	for (int z = 0; z < 2; z++) {
+	lesson_size s = sizes[z];
 	if (ref_setup_inputs(&p, l->kind, s.rows, s.cols, l->tile, 1) == 0) {
 		if (clrun_upload(&cl, &p, &b, 1) == CL_SUCCESS) {
 			clrun_reset_output(&cl, &b);
@@ -177,6 +193,7 @@ int devrun_seed_main(void *arg)
 		}
 		clrun_release(&b);
 		ref_free(&p);
+	}
 	}
 	if (base)
 		clReleaseKernel(base);
