@@ -197,13 +197,32 @@ END_TEST
 
 /* ---- time limit and the grader's own failures ---- */
 
-/* A kernel that hangs is stopped within --timeout + 2 s, and fails runs (its fault). */
+/* A kernel that hangs is stopped by --timeout S, and fails runs (its fault).  The grader
+ * stops it S seconds after its build, so the check takes S plus what any check takes: a
+ * fixed "S + 2 s" failed on a loaded machine (8.5 s at S = 4, the build slowed down).  The
+ * bound is measured instead, in this test, just before: base, an ordinary check's wall time
+ * now (itest_base_s: start, one uncached PoCL build, the runs); S is at least 4 and at least
+ * twice that, so the build never meets the limit.  The check must take at least S (it ran
+ * into the limit: the kernel never ends by itself) and less than S + 2 base + 1 s (its
+ * build, slowed by the analysis running beside it, and the teardown); and that bound must
+ * stay below the default --timeout of 20 s, so no other limit can have stopped it. */
 START_TEST(hang_is_stopped_within_the_timeout)
 {
-	itest_graded g = itest_grade("1", FX "l1_hang.cl", "--timeout 4");
+	double base = itest_base_s();
+	int s = itest_hang_timeout(4, base);
+	double bound = s + 2 * base + 1;
+	ck_assert_msg(bound < 20, "too loaded to tell --timeout %d from the default 20 s "
+	              "(an ordinary check took %.1f s)", s, base);
+	char extra[32];
+	snprintf(extra, sizeof extra, "--timeout %d", s);
+	itest_graded g = itest_grade_fresh(NULL, "1", FX "l1_hang.cl", extra);
 	ck_assert_int_eq(g.exit, 1);
 	ck_assert_str_eq(status(&g, "runs"), "fail");
-	ck_assert_msg(g.wall_s < 4 + 2, "a hanging kernel took %.1f s with --timeout 4", g.wall_s);
+	ck_assert_msg(strstr(message(&g, "runs"), "timed out"), "%s", message(&g, "runs"));
+	ck_assert_msg(g.wall_s >= s, "a hanging kernel ended after %.1f s, before its --timeout %d",
+	              g.wall_s, s);
+	ck_assert_msg(g.wall_s < bound, "a hanging kernel took %.1f s with --timeout %d (an "
+	              "ordinary check %.1f s: the bound was %.1f s)", g.wall_s, s, base, bound);
 	itest_done(&g);
 }
 END_TEST
