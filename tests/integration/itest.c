@@ -159,7 +159,7 @@ double itest_base_s(void)
 
 int itest_hang_timeout(int min_s, double base_s)
 {
-	int s = (int)(2 * base_s + 0.999);
+	int s = (int)(base_s + 0.999);
 	return s > min_s ? s : min_s;
 }
 

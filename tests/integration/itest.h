@@ -30,8 +30,9 @@ itest_graded itest_grade_fresh(const char *env, const char *lesson, const char *
  * in the calling test: lesson 1's l1_wrong_index.cl without the analysis and without PoCL's
  * cache (POCL_KERNEL_CACHE=0), i.e. what starting clgrade, one PoCL build of a lesson-1
  * kernel and its runs take on this machine at this moment.  itest_hang_timeout: the
- * --timeout S to give a hanging kernel so that its build (allowed up to 2 S by the grader)
- * never meets the limit, however loaded the machine: at least min_s, at least 2 * base. */
+ * --timeout S to give a hanging kernel so that its build (allowed up to 2 S by the grader,
+ * and slowed by the analysis spinning beside it) never meets the limit, however loaded the
+ * machine: at least min_s, at least base. */
 double itest_base_s(void);
 int itest_hang_timeout(int min_s, double base_s);
 
