@@ -14,8 +14,8 @@
 #
 # The longest binaries start first (their wall times from the last run are kept in
 # $TEST_TIMES, default build/tests/.times beside the binaries), so that two long ones do not
-# end up last, one after the other.  Each line printed after a binary's output says how long
-# it took: "-- BINARY: 12.3 s".
+# end up last, one after the other.  The line printed after a binary's output says how long
+# it took and when, from the start of the run: "-- BINARY: 12.3 s (from 40.2 s to 52.5 s)".
 set -u
 jobs=""
 if [ "${1:-}" = "-j" ]; then
@@ -60,20 +60,22 @@ order() {
 run_one() {
 	t=$(cat "$out/$1.name")
 	s0=$(date +%s.%N)
-	"$t" > "$out/$1.log" 2>&1
+	"$t" < /dev/null > "$out/$1.log" 2>&1   # stdin: not the queue (script(1) reads it)
 	rc=$?
 	s1=$(date +%s.%N)
-	echo "$rc $(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.1f", b - a }')" > "$out/$1.rc.tmp"
+	echo "$rc $(awk -v a="$s0" -v b="$s1" -v z="$t0" 'BEGIN { printf "%.1f %.1f %.1f", b - a, a - z, b - z }')" \
+		> "$out/$1.rc.tmp"
 	mv "$out/$1.rc.tmp" "$out/$1.rc"
 }
 
+t0=$(date +%s.%N)
 # N workers, each taking the next index from the queue file (a lock-free claim: mkdir).
 order "$@" > "$out/queue"
 worker() {
-	while read -r k; do
+	while read -r k <&3; do
 		mkdir "$out/$k.claim" 2>/dev/null || continue
-		run_one "$k"
-	done < "$out/queue"
+		run_one "$k" 3<&-
+	done 3< "$out/queue"
 }
 w=0
 while [ $w -lt "$jobs" ] && [ $w -lt $# ]; do
@@ -90,10 +92,10 @@ for t in "$@"; do
 	while [ ! -f "$out/$i.rc" ]; do
 		sleep 0.2
 	done
-	read -r rc secs < "$out/$i.rc"
+	read -r rc secs from to < "$out/$i.rc"
 	echo "== $t"
 	cat "$out/$i.log"
-	echo "-- $t: $secs s"
+	echo "-- $t: $secs s (from $from s to $to s)"
 	printf '%s %s\n' "$t" "$secs" >> "$out/times.new"
 	line=$(grep -E '^[0-9]+%: Checks: ' "$out/$i.log" | tail -n1)
 	if [ -z "$line" ]; then
