@@ -1,11 +1,14 @@
 # Makefile — build, grade, test and benchmark OpenCL Memory Lab.
-#   make deps                      install the packages, Debian 12 or Ubuntu 24.04 (sudo when not root)
+#   make deps                      install the packages, Debian 12 or Ubuntu 24.04 (sudo when not root),
+#                                  with the Slurm test's (slurmctld, slurmd, slurm-client, munge)
 #   make                           build build/clgrade and the Oclgrind tracer plugin
 #   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json]
 #   make check                     grade every lesson's current kernel (a progress table)
 #   make hint LESSON=N             print the lesson's next hint
 #   make watch LESSON=N            re-grade the lesson's kernel on every save (Ctrl-C to leave)
-#   make test                      Check unit tests + integration tests (in build/pristine)
+#   make test                      Check unit tests + integration tests (in build/pristine), as
+#                                  many test binaries at once as there are cores (J=N to change)
+#   make test T=test_batch         build and run one test binary (T=batch works too)
 #   make bench                     wall time of `make check` per lesson (median of runs), and
 #                                  batch throughput (lesson 3, 40 submissions, -j 2)
 #   make bench BASE=rev            check wall time against revision rev, alternating (ratio)
@@ -24,9 +27,15 @@ $(error $(DEPS_MISSING))
 endif
 endif
 
+# CFLAGS (and CPPFLAGS, LDFLAGS) are the user's: `make CFLAGS=-O0` replaces the optimisation
+# and debug flags only.  What the build needs is in the internal variables below, whatever
+# the command line says.
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation -D_GNU_SOURCE \
-            -DCL_TARGET_OPENCL_VERSION=120 -iquote grader $(shell pkg-config --cflags $(PKGS))
+WARN     := -Wall -Wextra -Wno-unused-parameter -Wno-format-truncation
+BUILD_CFLAGS := -std=c11 $(WARN) -D_GNU_SOURCE -DCL_TARGET_OPENCL_VERSION=120 -iquote grader \
+                $(shell pkg-config --cflags $(PKGS))
+DEPFLAGS  = -MMD -MP
+ALL_CFLAGS = $(BUILD_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDLIBS   := $(shell pkg-config --libs $(PKGS)) -lm
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
@@ -49,30 +58,40 @@ OCLGRIND_ICD := $(BUILD)/oclgrind-icd/oclgrind.icd
 
 UNIT_TESTS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
 INT_TESTS    := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests/integration/test_*.c))
+ITEST_OBJ    := $(BUILD)/obj/itest.o
 
 .PHONY: all deps check hint watch test bench gradescope clean
 all: $(BUILD)/clgrade $(PLUGIN) $(OCLGRIND_ICD)
 
+# The grader's packages and the test suite's (Slurm, for test_slurm); `make test` installs
+# nothing.  Gradescope's setup.sh runs `deps.sh install`: the grader's only.
 deps:
-	@sh grader/deps.sh install
+	@sh grader/deps.sh install tests
 
-$(BUILD)/obj/%.o: grader/%.c $(wildcard grader/*.h)
+# Header dependencies: each compile writes its .d beside its output (-MMD -MP), read below.
+$(BUILD)/obj/%.o: grader/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(BUILD)/libclgrade.a: $(LIBOBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(BUILD)/clgrade: $(BUILD)/obj/main.o $(BUILD)/libclgrade.a
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/obj/pic/%.o: grader/%.c $(wildcard grader/*.h)
+$(BUILD)/obj/pic/%.o: grader/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -fPIC -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -c -o $@ $<
 
-$(BUILD)/libcltrace.so: $(PLUGIN_SRCS) $(patsubst grader/%.c,$(BUILD)/obj/pic/%.o,$(PLUGIN_C)) $(wildcard grader/*.h)
-	$(CXX) $(PLUGIN_CXXFLAGS) -shared -o $@ $(PLUGIN_SRCS) $(patsubst grader/%.c,$(BUILD)/obj/pic/%.o,$(PLUGIN_C)) \
+$(BUILD)/obj/tracer/%.o: grader/tracer/%.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(PLUGIN_CXXFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+PLUGIN_OBJS := $(patsubst grader/tracer/%.cpp,$(BUILD)/obj/tracer/%.o,$(PLUGIN_SRCS)) \
+               $(patsubst grader/%.c,$(BUILD)/obj/pic/%.o,$(PLUGIN_C))
+$(BUILD)/libcltrace.so: $(PLUGIN_OBJS)
+	$(CXX) $(PLUGIN_CXXFLAGS) $(LDFLAGS) -shared -o $@ $(PLUGIN_OBJS) \
 	    -loclgrind $(shell $(LLVM_CONFIG) --ldflags --libs) $(shell pkg-config --libs libcjson)
 
 # Oclgrind reached as an ICD: the grader points OCL_ICD_VENDORS at this folder.
@@ -83,11 +102,22 @@ $(OCLGRIND_ICD):
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libclgrade.a
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libclgrade.a \
+	    $(CHECK_LIBS) $(LDLIBS)
 
-$(BUILD)/tests/%: tests/integration/%.c tests/integration/itest.c tests/integration/itest.h $(BUILD)/libclgrade.a
+$(ITEST_OBJ): tests/integration/itest.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CHECK_CFLAGS) -o $@ $< tests/integration/itest.c $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+$(BUILD)/tests/%: tests/integration/%.c $(ITEST_OBJ) $(BUILD)/libclgrade.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(ITEST_OBJ) \
+	    $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
+
+-include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/pic/*.d $(BUILD)/obj/tracer/*.d $(BUILD)/tests/*.d)
+# An output built before its .d existed (an older Makefile): every header, until it is rebuilt.
+$(foreach o,$(BUILD)/obj/main.o $(LIBOBJS) $(PLUGIN_OBJS) $(ITEST_OBJ) $(UNIT_TESTS) $(INT_TESTS),\
+  $(if $(wildcard $(basename $(o)).d),,$(eval $(o): $(wildcard grader/*.h grader/tracer/*.h))))
 
 CHECK_CMD = $(BUILD)/clgrade check $(LESSON) $(if $(KERNEL),'$(KERNEL)') $(if $(DEVICE),--device '$(DEVICE)') \
 	    $(if $(JSON),--json '$(JSON)') $(if $(SEED),--seed $(SEED))
@@ -125,10 +155,25 @@ watch: all
 	    $(if $(SEED),--seed $(SEED))
 
 # The tests run in build/pristine (tests/pristine.sh): the starters and solutions as committed,
-# so a student's solved kernels/starter files never turn the suite red.
-test: all $(UNIT_TESTS) $(INT_TESTS)
+# so a student's solved kernels/starter files never turn the suite red.  tests/run.sh runs J
+# test binaries at once (default: the number of cores), each one's output kept and printed
+# in the order given, then the closing "N passed, M failed" line.  T=name runs one binary
+# (T=test_batch or T=batch).
+ALL_TESTS := $(UNIT_TESTS) $(INT_TESTS)
+ifneq ($(T),)
+RUN_TESTS := $(filter $(BUILD)/tests/$(T) $(BUILD)/tests/test_$(T),$(ALL_TESTS))
+ifeq ($(RUN_TESTS),)
+ifneq ($(filter test,$(MAKECMDGOALS)),)
+$(error T=$(T): no such test binary; the binaries: $(notdir $(ALL_TESTS)))
+endif
+endif
+else
+RUN_TESTS := $(ALL_TESTS)
+endif
+J ?=
+test: all $(RUN_TESTS)
 	@sh tests/pristine.sh $(BUILD)/pristine
-	@cd $(BUILD)/pristine && sh tests/run.sh $(UNIT_TESTS) $(INT_TESTS)
+	@cd $(BUILD)/pristine && sh tests/run.sh $(if $(J),-j $(J)) $(RUN_TESTS)
 
 bench: all
 	@sh tests/bench.sh

@@ -2,8 +2,10 @@
 # deps.sh — the one list of system packages OpenCL Memory Lab needs, and its verbs.
 #   deps.sh check    print what is missing (package and install command), exit 2 if anything is
 #   deps.sh install  install what is missing with apt-get (sudo when not root); no-op when complete
+#   deps.sh install tests   the same, with the test suite's packages too (Slurm: `make deps`)
 #   deps.sh llvm     the LLVM major version the distribution's Oclgrind was built with
-#   deps.sh slurm    install the Slurm test's packages (root; a one-node cluster, test_slurm.c)
+#   deps.sh slurm    exit 0 when the Slurm test's packages are installed, else print what is
+#                    missing and how to install it, exit 2 (test_slurm.c skips then)
 # Each package is probed by a file or command it ships, so a check costs milliseconds.
 # Releases: Debian 12 and Ubuntu 24.04 use the same package names (on Ubuntu the OpenCL tools
 # are in the universe component).  The tracer plugin must be built against the LLVM that
@@ -33,8 +35,11 @@ zip                    cmd:zip
 unzip                  cmd:unzip
 '
 
-# Only for the Slurm test (`make test` installs them itself when it runs as root): no build or
-# check needs them, so `deps.sh check` leaves them out.
+# Only for the Slurm test (tests/integration/test_slurm.c, a one-node cluster): no build or
+# check needs them, so `deps.sh check` leaves them out and a plain `deps.sh install` (what
+# Gradescope's setup.sh runs) does not install them; `make deps` (`deps.sh install tests`)
+# does.  `make test` installs nothing: without them test_slurm says it skipped, and why.
+# All four are in Debian 12's main (Slurm 22.05, munge 0.5.15) and Ubuntu 24.04's universe.
 SLURM_PKGS='
 munge                  cmd:munged
 slurmctld              cmd:slurmctld
@@ -113,25 +118,43 @@ check)
 	echo "missing package(s) on $(release): $m -- install them with: sudo make deps   (or: sudo apt-get install $m)"
 	exit 2 ;;
 install)
+	tests=""
+	case "${2:-}" in
+	"") ;;
+	tests) tests=1 ;;
+	*) echo "usage: deps.sh install [tests]" >&2; exit 2 ;;
+	esac
 	m=$(missing | tr '\n' ' ')
-	if [ -z "$m" ]; then echo "deps: all packages present ($(release))"; exit 0; fi
+	t=""
+	[ -z "$tests" ] || t=$(missing "$SLURM_PKGS" | tr '\n' ' ')
+	if [ -z "$m$t" ]; then echo "deps: all packages present ($(release))"; exit 0; fi
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
 	case "$(release)" in
 	"debian 12"|"ubuntu 24.04") ;;
 	*) echo "deps: warning: $(release) is not a release the lab was checked on (Debian 12, Ubuntu 24.04); trying the same package names" ;;
 	esac
-	echo "deps: installing on $(release): $m"
+	echo "deps: installing on $(release): $m$t"
 	$sudo apt-get update -qq || exit 1
 	# shellcheck disable=SC2086
-	u=$(unavailable $m | tr '\n' ' ' | sed 's/ $//')
+	u=$(unavailable $m $t | tr '\n' ' ' | sed 's/ $//')
 	if [ -n "$u" ]; then
 		echo "deps: $(release) offers no package named: $u"
 		echo "deps: $(where_hint)"
 		exit 2
 	fi
-	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $m || exit 1
+	if [ -n "$m" ]; then
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $m || exit 1
+	fi
+	if [ -n "$t" ]; then
+		# the cluster's daemons only: the test starts its own (tests/slurm-cluster.sh)
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $t ||
+			exit 1
+		t=$(missing "$SLURM_PKGS" | tr '\n' ' ')
+		[ -z "$t" ] || { echo "deps: still missing after install: $t"; exit 2; }
+	fi
 	# Oclgrind is in now: its LLVM decides the llvm-N-dev the plugin is built against
 	m=$(missing | tr '\n' ' ')
 	if [ -n "$m" ]; then
@@ -143,13 +166,10 @@ install)
 llvm)
 	llvm_major ;;
 slurm)
-	m=$(missing "$SLURM_PKGS" | tr '\n' ' ')
+	m=$(missing "$SLURM_PKGS" | tr '\n' ' ' | sed 's/ $//')
 	[ -z "$m" ] && exit 0
-	[ "$(id -u)" -eq 0 ] || { echo "deps: the Slurm test needs root to install $m"; exit 2; }
-	echo "deps: installing $m"
-	apt-get update -qq || exit 1
-	# shellcheck disable=SC2086
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $m || exit 1 ;;
+	echo "missing package(s) on $(release) for the Slurm test: $m -- install them with: sudo make deps   (or: sudo apt-get install --no-install-recommends $m)"
+	exit 2 ;;
 *)
-	echo "usage: deps.sh check|install|llvm|slurm" >&2; exit 2 ;;
+	echo "usage: deps.sh check|install [tests]|llvm|slurm" >&2; exit 2 ;;
 esac

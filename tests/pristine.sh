@@ -9,13 +9,32 @@
 # kernels/solutions/, which come from git's HEAD when the suite is a git clone.  DIR/build
 # links to the real build outputs (clgrade, the tracer plugin, the Oclgrind ICD, the test
 # binaries) but keeps its own build/status and build/hints, so the tests do not touch the
-# student's progress either.  Without git the working tree's kernels are used, and it says so.
+# student's progress either; its build/pocl-seed and build/pocl-builds are kept from one run to the next.  Without git the working tree's kernels are used, and it says so.
 set -eu
 dir=${1:?usage: sh tests/pristine.sh DIR}
 root=$(pwd)
 case $dir in /*) ;; *) dir=$root/$dir ;; esac
+# The grader's PoCL caches of the last run are kept (build/pocl-seed, filled by the grader's own
+# kernels, and build/pocl-builds, the probe's builds of each text; both bounded by the grader):
+# the suite grades the same kernels every time, and compiling them is a large part of its CPU
+# time.  KEEP_POCL_CACHE=0 starts from empty ones.
+keep=""
+if [ "${KEEP_POCL_CACHE:-1}" != 0 ]; then
+	for c in pocl-seed pocl-builds; do
+		if [ -d "$dir/build/$c" ] && [ ! -L "$dir/build/$c" ]; then
+			[ -n "$keep" ] || keep=$(mktemp -d "$(dirname "$dir")/.pocl-cache-XXXXXX")
+			mv "$dir/build/$c" "$keep/"
+		fi
+	done
+fi
 rm -rf "$dir"
 mkdir -p "$dir/build"
+if [ -n "$keep" ]; then
+	for c in pocl-seed pocl-builds; do
+		[ -d "$keep/$c" ] && mv "$keep/$c" "$dir/build/"
+	done
+	rm -rf "$keep"
+fi
 if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1 &&
    git -C "$root" cat-file -e HEAD:kernels/starter 2>/dev/null; then
 	# tracked files as they are now (deleted ones skipped), then the kernels as committed

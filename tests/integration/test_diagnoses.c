@@ -69,7 +69,7 @@ static const struct diagnosis {
 	  "would only move the conflict to the store on line 9", NULL,
 	  "so neighbouring lanes touch neighbouring words" },
 	/* a timeout in a kernel without a barrier blames no barrier */
-	{ "1", FX "l1_hang.cl", "--timeout 3", "runs", "timed out", NULL, NULL, "barrier" },
+	{ "1", FX "l1_hang.cl", ITEST_HANG_TIMEOUT, "runs", "timed out", NULL, NULL, "barrier" },
 };
 
 START_TEST(fixture_names_the_real_cause)

@@ -197,13 +197,35 @@ END_TEST
 
 /* ---- time limit and the grader's own failures ---- */
 
-/* A kernel that hangs is stopped within --timeout + 2 s, and fails runs (its fault). */
+/* A kernel that hangs is stopped by --timeout S, and fails runs (its fault).  The grader
+ * stops it S seconds after its build: its limit X is S plus the build's time (the report
+ * says "timed out after X s"), so the check takes X plus what any check takes to start and
+ * end.  A fixed "under S + 2 s" failed on a loaded machine (8.5 s at S = 4: a slow build).
+ * So the bounds are measured, in this test, just before: base, an ordinary check's wall time
+ * now (itest_base_s: start, one uncached PoCL build, the runs), and S at least 4 and at least
+ * base (itest_hang_timeout), so the build never meets the limit.  Asserted: the limit came
+ * from S (S <= X <= 3 S: the build may take 2 S) and not from the default 20 s (X < 20);
+ * the check ran into it (wall >= S: the kernel never ends by itself) and ended promptly
+ * after it (wall < X + base + 1 s). */
 START_TEST(hang_is_stopped_within_the_timeout)
 {
-	itest_graded g = itest_grade("1", FX "l1_hang.cl", "--timeout 4");
+	double base = itest_base_s();
+	int s = itest_hang_timeout(4, base);
+	char extra[32];
+	snprintf(extra, sizeof extra, "--timeout %d", s);
+	itest_graded g = itest_grade_fresh(NULL, "1", FX "l1_hang.cl", extra);
 	ck_assert_int_eq(g.exit, 1);
 	ck_assert_str_eq(status(&g, "runs"), "fail");
-	ck_assert_msg(g.wall_s < 4 + 2, "a hanging kernel took %.1f s with --timeout 4", g.wall_s);
+	const char *m = strstr(message(&g, "runs"), "timed out after ");
+	double x = 0;
+	ck_assert_msg(m && sscanf(m, "timed out after %lf s", &x) == 1, "runs: %s",
+	              message(&g, "runs"));
+	ck_assert_msg(x >= s && x <= 3 * s + 0.05 && x < 20, "the limit was %.2f s with --timeout %d "
+	              "(the default is 20 s)", x, s);
+	ck_assert_msg(g.wall_s >= s, "a hanging kernel ended after %.1f s, before its --timeout %d",
+	              g.wall_s, s);
+	ck_assert_msg(g.wall_s < x + base + 1, "a hanging kernel took %.1f s with a limit of %.2f s "
+	              "(--timeout %d; an ordinary check took %.1f s)", g.wall_s, x, s, base);
 	itest_done(&g);
 }
 END_TEST

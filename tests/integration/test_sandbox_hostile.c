@@ -353,7 +353,10 @@ static void interrupted_by(int sig)
 	int status;
 	waitpid(pid, &status, 0);
 	ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == sig, "signal %d: status %d", sig, status);
-	usleep(100000);     /* the children die with the grader (PDEATHSIG) */
+	/* the children die with the grader (PDEATHSIG) and their folders go with them: up to
+	 * 10 s for that on a loaded machine (a fixed 100 ms wait was a bet on the load) */
+	for (int i = 0; i < 200 && count_entries(tmp, "") != 0; i++)
+		usleep(50000);
 	ck_assert_msg(count_entries(tmp, "") == 0, "signal %d left files in $TMPDIR", sig);
 	char cache[700];
 	snprintf(cache, sizeof cache, "%s/.cache", home);

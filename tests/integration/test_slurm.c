@@ -1,8 +1,9 @@
-/* test_slurm.c — grading a class on a real Slurm cluster: installs Debian's slurmctld, slurmd,
- * slurm-client and munge (grader/deps.sh slurm), starts a one-node cluster as root
- * (tests/slurm-cluster.sh), submits grader/slurm-batch.sh as a job array over a class folder,
- * waits, merges, and compares the merged grades.csv and grades.json with a local batch's.
- * Without root and without Slurm it says it was skipped, and why. */
+/* test_slurm.c — grading a class on a real Slurm cluster: with Debian's slurmctld, slurmd,
+ * slurm-client and munge installed (`make deps`; the test installs nothing), starts a one-node
+ * cluster as root (tests/slurm-cluster.sh), submits grader/slurm-batch.sh as a job array over
+ * a class folder, waits, merges, and compares the merged grades.csv and grades.json with a
+ * local batch's.  Without the packages (grader/deps.sh slurm says which), or without root
+ * and without sbatch, it says it was skipped, why, and how to run it. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 
 static char dir[] = "/tmp/clgrade-slurm-XXXXXX";
 static int skipped;
+static char why[600];
 
 static int sh(const char *fmt)
 {
@@ -71,9 +73,22 @@ static void cluster_up(void)
 {
 	if (geteuid() != 0 && system("command -v sbatch > /dev/null") != 0) {
 		skipped = 1;
+		snprintf(why, sizeof why, "not root and no Slurm installed (install it with `sudo make "
+		         "deps`, then run `make test T=test_slurm` as root)");
 		return;
 	}
-	if (!mkdtemp(dir) || chmod(dir, 0755) != 0 || system("sh grader/deps.sh slurm") != 0)
+	FILE *p = popen("sh grader/deps.sh slurm 2>&1", "r");
+	char said[500] = "";
+	size_t n = p ? fread(said, 1, sizeof said - 1, p) : 0;
+	said[n] = '\0';
+	said[strcspn(said, "\n")] = '\0';
+	if (!p || pclose(p) != 0) {              /* installing them is `make deps`' work */
+		skipped = 1;
+		snprintf(why, sizeof why, "%s; then run `make test T=test_slurm` as root",
+		         *said ? said : "grader/deps.sh slurm failed");
+		return;
+	}
+	if (!mkdtemp(dir) || chmod(dir, 0755) != 0)
 		return;                          /* munged runs as munge: it must reach the folder */
 	char conf[300];
 	snprintf(conf, sizeof conf, "%s/cluster/slurm.conf", dir);
@@ -98,8 +113,7 @@ static void cluster_down(void)
 START_TEST(array_and_merge_give_the_local_batch)
 {
 	if (skipped) {
-		printf("test_slurm: SKIPPED: not root and no Slurm installed (run `make test` as root "
-		       "to install it and start a one-node cluster)\n");
+		printf("test_slurm: SKIPPED: %s\n", why);
 		return;
 	}
 	char *log = file_in("cluster.log");
