@@ -1011,7 +1011,10 @@ static int preprocess(const check_opts *o, const char *source, const char *tmp, 
 			rep->refused[strcspn(rep->refused, "\n")] = ' ';
 			rc = 1;
 		} else if (rc == 0 && res[i] == PREPROC_ERROR) {
-			snprintf(rep->grader_error, sizeof rep->grader_error, "%s", msg);
+			/* the solution does not go through either: the environment's limits */
+			snprintf(rep->grader_error, sizeof rep->grader_error, "the grader could not "
+			         "preprocess the kernel (nor the lesson's solution, under the same limits: "
+			         "raise --memory or --timeout): %.300s", msg);
 			rc = 2;
 		} else if (rc == 0 && res[i] == PREPROC_REFUSED && i > 0) {
 			c->pre_err[i] = strdup(msg);   /* a sweep's TILE: that build fails, not the check */

@@ -311,7 +311,8 @@ void report_text(FILE *f, const check_report *rep)
 	if (rep->exit_code == 2 && !rep->ncrit) {
 		fprintf(f, "%serror:%s ", C_BAD, C_END);
 		put_text(f, rep->grader_error, ESC_LINE);
-		fputc('\n', f);
+		fprintf(f, "\n\n%sverdict: NOT GRADED (the grader's own failure, exit 2)%s\n", C_BOLD,
+		        C_END);
 		return;
 	}
 	if (ch->opened) {

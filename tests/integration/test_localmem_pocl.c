@@ -59,7 +59,10 @@ static void compare_file(clrun *cl, const char *path, const lesson *l)
 {
 	char *src = itest_slurp(path);
 	ck_assert_msg(src != NULL, "cannot read %s", path);
-	if (strstr(src, "#include")) {       /* the include-policy fixtures: never built */
+	/* the include-policy fixtures, and those written to crash or exhaust a compiler (their first
+	 * line says "compiler-hostile"; the grader builds them only in its confined children):
+	 * never built in this process */
+	if (strstr(src, "#include") || strstr(src, "compiler-hostile")) {
 		free(src);
 		return;
 	}
@@ -73,6 +76,8 @@ START_TEST(test_declared_matches_runtime)
 {
 	clrun cl;
 	char err[256];
+	/* PoCL's cache in the suite's own build folder, never $HOME/.cache/pocl */
+	setenv("POCL_CACHE_DIR", "build/localmem-pocl-cache", 1);
 	ck_assert_msg(clrun_open(&cl, NULL, err, sizeof err) == 0, "%s", err);
 	int files = 0;
 	for (int i = 0; i < lesson_count(); i++) {
@@ -102,6 +107,8 @@ START_TEST(test_spellings_match_runtime)
 {
 	clrun cl;
 	char err[256];
+	/* PoCL's cache in the suite's own build folder, never $HOME/.cache/pocl */
+	setenv("POCL_CACHE_DIR", "build/localmem-pocl-cache", 1);
 	ck_assert_msg(clrun_open(&cl, NULL, err, sizeof err) == 0, "%s", err);
 	/* an array never read (declared only, or stored to only) is dropped; vectors; several
 	 * declarators; a read through +=  */
