@@ -20,7 +20,7 @@ case $dir in /*) ;; *) dir=$root/$dir ;; esac
 # time.  KEEP_POCL_CACHE=0 starts from empty ones.
 keep=""
 if [ "${KEEP_POCL_CACHE:-1}" != 0 ]; then
-	for c in pocl-seed pocl-builds; do
+	for c in pocl-seed pocl-builds localmem-pocl-cache; do
 		if [ -d "$dir/build/$c" ] && [ ! -L "$dir/build/$c" ]; then
 			[ -n "$keep" ] || keep=$(mktemp -d "$(dirname "$dir")/.pocl-cache-XXXXXX")
 			mv "$dir/build/$c" "$keep/"
@@ -30,7 +30,7 @@ fi
 rm -rf "$dir"
 mkdir -p "$dir/build"
 if [ -n "$keep" ]; then
-	for c in pocl-seed pocl-builds; do
+	for c in pocl-seed pocl-builds localmem-pocl-cache; do
 		[ -d "$keep/$c" ] && mv "$keep/$c" "$dir/build/"
 	done
 	rm -rf "$keep"
