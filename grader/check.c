@@ -1119,7 +1119,9 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 		sandbox_unshare(pg, bytes);
 		return -1;
 	}
-	/* the correctness slots get S from the child's start, the analysis running beside them */
+	/* the references while the child works; the correctness slots get S from the child's
+	 * start, the analysis running beside them */
+	ref_problem *refs = devrun_refs_make(pl, o);
 	int waiting = wait_corrected(&child, pg, child.t0 + o->timeout_s);
 	if (!waiting)
 		child.lim.timeout_s = o->timeout_s;   /* past it, or ended: sandbox_wait settles it */
@@ -1128,7 +1130,8 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 	size_t head = sizeof *pg + (pl->ncorrect < pl->nslots ? pl->s[pl->ncorrect].off :
 	                            pl->arena_floats) * sizeof(float);
 	devrun_page *c1 = page_copy(pg, head);
-	int right = c1 && devrun_judge_correct(pl, c1, o, &rep->child);
+	int right = c1 && devrun_judge_correct(pl, c1, o, refs, &rep->child);
+	devrun_refs_free(pl, refs);
 	int launched = 1;
 	for (int i = 0; c1 && i < rep->child.nruns; i++)
 		launched = launched && rep->child.runs[i].done;

@@ -141,11 +141,7 @@ int devrun_probe_main(void *arg)
 		if (i == 0 && !k)
 			break;                /* nothing else is built for a kernel that is not there */
 	}
-	if (pr->b[0].kernel_found && s->o->l->baseline) {   /* into the cache, for the run child */
-		cl_kernel base = build_baseline(&cl, s->o->l);
-		if (base)
-			clReleaseKernel(base);
-	}
+	/* the baseline is the seed's (devrun_seed_main), already in the cache */
 	clrun_close(&cl);
 	pr->finished = 1;
 	return 0;
@@ -684,9 +680,10 @@ static void judge_reread(const devrun_slot *sl, const devrun_page *pg, const ref
 	}
 }
 
-/* One slot judged into run: 0 when it launched and came back. */
+/* One slot judged into run: 0 when it launched and came back.  ready: the slot's problem with
+ * its reference, set up already (devrun_refs_make), or NULL. */
 static int judge_slot(const devrun_slot *sl, const devrun_slot_out *so, const devrun_page *pg,
-                      const check_opts *o, int full, check_run *run)
+                      const check_opts *o, int full, const ref_problem *ready, check_run *run)
 {
 	ref_problem p;
 	memset(run, 0, sizeof *run);
@@ -697,8 +694,10 @@ static int judge_slot(const devrun_slot *sl, const devrun_slot_out *so, const de
 			run->err = CL_INVALID_OPERATION;   /* claimed success, brought nothing back */
 		return -1;
 	}
-	if ((full ? ref_setup : ref_setup_inputs)(&p, o->l->kind, sl->rows, sl->cols, sl->tile,
-	                                          sl->seed) != 0)
+	if (ready)
+		p = *ready;
+	else if ((full ? ref_setup : ref_setup_inputs)(&p, o->l->kind, sl->rows, sl->cols, sl->tile,
+	                                               sl->seed) != 0)
 		return -1;
 	judge_buffers(sl, pg, &p, run);
 	if (p.expect)
@@ -708,18 +707,40 @@ static int judge_slot(const devrun_slot *sl, const devrun_slot_out *so, const de
 	run->done = 1;
 	if (sl->reread_off && so->reread && (run->cmp.unwritten || run->cmp.nonfinite))
 		judge_reread(sl, pg, &p, run);
-	ref_free(&p);
+	if (!ready)
+		ref_free(&p);
 	return 0;
 }
 
+ref_problem *devrun_refs_make(const devrun_plan *pl, const check_opts *o)
+{
+	ref_problem *r = calloc(pl->ncorrect ? pl->ncorrect : 1, sizeof *r);
+	for (int i = 0; r && i < pl->ncorrect; i++) {
+		const devrun_slot *sl = &pl->s[i];
+		if (ref_setup(&r[i], o->l->kind, sl->rows, sl->cols, sl->tile, sl->seed) != 0) {
+			devrun_refs_free(pl, r);
+			return NULL;
+		}
+	}
+	return r;
+}
+
+void devrun_refs_free(const devrun_plan *pl, ref_problem *r)
+{
+	for (int i = 0; r && i < pl->ncorrect; i++)
+		if (r[i].kind)
+			ref_free(&r[i]);
+	free(r);
+}
+
 int devrun_judge_correct(const devrun_plan *pl, const devrun_page *pg, const check_opts *o,
-                         check_child *ch)
+                         const ref_problem *refs, check_child *ch)
 {
 	int right = 1;
 	ch->nruns = 0;
 	for (int i = 0; i < pl->ncorrect; i++) {
 		check_run *run = &ch->runs[ch->nruns];
-		int ok = judge_slot(&pl->s[i], &pg->out[i], pg, o, 1, run) == 0;
+		int ok = judge_slot(&pl->s[i], &pg->out[i], pg, o, 1, refs ? &refs[i] : NULL, run) == 0;
 		if (!pg->out[i].reached)
 			break;
 		ch->nruns++;
@@ -760,7 +781,7 @@ void devrun_judge_rest(const devrun_plan *pl, const devrun_page *pg, const check
 		if (sl->kind == SLOT_TIME && so->reached && ch->nruns < CHECK_MAX_RUNS) {
 			check_run *run = &ch->runs[ch->nruns++];
 			int gpu = strcmp(ch->dev.type, "GPU") == 0;
-			if (judge_slot(sl, so, pg, o, !gpu, run) != 0 || !run->cmp.passed ||
+			if (judge_slot(sl, so, pg, o, !gpu, NULL, run) != 0 || !run->cmp.passed ||
 			    run->violations)
 				continue;   /* wrong when timed: not timed */
 			ch->kernel_ms = median(so->ks, so->reps);
@@ -775,7 +796,7 @@ void devrun_judge_rest(const devrun_plan *pl, const devrun_page *pg, const check
 			if (ct->tile != sl->tile || !ct->built || !so->reached)
 				continue;
 			check_run run;
-			ct->correct = judge_slot(sl, so, pg, o, 1, &run) == 0 && run.cmp.passed &&
+			ct->correct = judge_slot(sl, so, pg, o, 1, NULL, &run) == 0 && run.cmp.passed &&
 			              !run.violations;
 			ct->err = run.err;
 			ct->ms = ct->correct && so->reps == 3 ? median(so->ks, 3) : 0;

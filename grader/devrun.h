@@ -4,8 +4,8 @@
  * whole process: nothing a process that launched it says may be believed.  So the device run
  * is two children, and the parent judges:
  *
- *   devrun_probe_main  builds the kernel (at every TILE it will be launched at) and the
- *                      lesson's baseline, and reads the device's and the kernel's facts
+ *   devrun_probe_main  builds the kernel (at every TILE it will be launched at) and reads
+ *                      the device's and the kernel's facts
  *                      (names, limits, CL_KERNEL_LOCAL_MEM_SIZE, argument info, the raw
  *                      compiler log, register counts), but never launches anything.  It also
  *                      fills the check's private kernel cache, so the next child loads what
@@ -27,6 +27,7 @@
 #include "check.h"
 #include "clrun.h"
 #include "diag.h"
+#include "ref.h"
 
 enum { DEVRUN_MAX_BUILDS = LESSON_MAX_TILES + 1, DEVRUN_MAX_SLOTS = CHECK_MAX_RUNS + LESSON_MAX_TILES,
        DEVRUN_REPS = 16, DEVRUN_LOG = 12288 };
@@ -134,10 +135,16 @@ void devrun_take_probe(const devrun_probe *pr, const devrun_src *src, const char
                        const char *const *refused, long declared, const long *declared_at,
                        check_child *ch);
 
-/* Judge the correctness slots of a copied page: fills ch->runs[0 .. ncorrect).  1 when every
- * one of them launched and is right (the kernel may be timed). */
+/* The correctness slots' problems with their references, set up by the parent while the run
+ * child works (malloc'd; free with devrun_refs_free), or NULL. */
+ref_problem *devrun_refs_make(const devrun_plan *pl, const check_opts *o);
+void devrun_refs_free(const devrun_plan *pl, ref_problem *r);
+
+/* Judge the correctness slots of a copied page against refs (devrun_refs_make; NULL: set up
+ * here): fills ch->runs[0 .. ncorrect).  1 when every one of them launched and is right (the
+ * kernel may be timed). */
 int devrun_judge_correct(const devrun_plan *pl, const devrun_page *pg, const check_opts *o,
-                         check_child *ch);
+                         const ref_problem *refs, check_child *ch);
 /* Judge the timing slot and the sweep: ch->runs (the timed run), kernel_ms, baseline_ms,
  * copy_ms, tiles[], locals[]. */
 void devrun_judge_rest(const devrun_plan *pl, const devrun_page *pg, const check_opts *o,
