@@ -1121,8 +1121,12 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 	}
 	/* the references while the child works; the correctness slots get S from the child's
 	 * start, the analysis running beside them */
-	ref_problem *refs = devrun_refs_make(pl, o);
+	int gpu = strcmp(rep->child.dev.type, "GPU") == 0;
+	ref_problem *refs = devrun_refs_make(pl, o, 0, pl->ncorrect, gpu, NULL);
 	int waiting = wait_corrected(&child, pg, child.t0 + o->timeout_s);
+	/* the timing and sweep slots' too, while the analysis may still run (the child waits) */
+	if (waiting)
+		refs = devrun_refs_make(pl, o, pl->ncorrect, pl->nslots, gpu, refs);
 	if (!waiting)
 		child.lim.timeout_s = o->timeout_s;   /* past it, or ended: sandbox_wait settles it */
 	if (an)
@@ -1131,7 +1135,6 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 	                            pl->arena_floats) * sizeof(float);
 	devrun_page *c1 = page_copy(pg, head);
 	int right = c1 && devrun_judge_correct(pl, c1, o, refs, &rep->child);
-	devrun_refs_free(pl, refs);
 	int launched = 1;
 	for (int i = 0; c1 && i < rep->child.nruns; i++)
 		launched = launched && rep->child.runs[i].done;
@@ -1147,7 +1150,8 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 	devrun_page *c2 = page_copy(pg, bytes);
 	int at = c2 ? c2->at : -1;
 	if (c2 && go == 1)
-		devrun_judge_rest(pl, c2, o, &rep->child);
+		devrun_judge_rest(pl, c2, o, refs, &rep->child);
+	devrun_refs_free(pl, refs);
 	/* A status is the child's word too: 126, the status of a child the sandbox could not
 	 * confine, comes from the kernel's own process when the probe, under the same
 	 * confinement, was confined; and a child that exits 0 before every planned run came back

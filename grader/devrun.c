@@ -712,25 +712,32 @@ static int judge_slot(const devrun_slot *sl, const devrun_slot_out *so, const de
 	return 0;
 }
 
-ref_problem *devrun_refs_make(const devrun_plan *pl, const check_opts *o)
+ref_problem *devrun_refs_make(const devrun_plan *pl, const check_opts *o, int from, int to,
+                              int gpu, ref_problem *r)
 {
-	ref_problem *r = calloc(pl->ncorrect ? pl->ncorrect : 1, sizeof *r);
-	for (int i = 0; r && i < pl->ncorrect; i++) {
+	if (!r)
+		r = calloc(pl->nslots ? pl->nslots : 1, sizeof *r);
+	for (int i = from; r && i < to && i < pl->nslots; i++) {
 		const devrun_slot *sl = &pl->s[i];
-		if (ref_setup(&r[i], o->l->kind, sl->rows, sl->cols, sl->tile, sl->seed) != 0) {
-			devrun_refs_free(pl, r);
-			return NULL;
-		}
+		int full = sl->kind != SLOT_TIME || !gpu;   /* a GPU's timing size: sampled */
+		if ((full ? ref_setup : ref_setup_inputs)(&r[i], o->l->kind, sl->rows, sl->cols,
+		                                          sl->tile, sl->seed) != 0)
+			memset(&r[i], 0, sizeof r[i]);         /* judge_slot sets it up itself */
 	}
 	return r;
 }
 
 void devrun_refs_free(const devrun_plan *pl, ref_problem *r)
 {
-	for (int i = 0; r && i < pl->ncorrect; i++)
+	for (int i = 0; r && i < pl->nslots; i++)
 		if (r[i].kind)
 			ref_free(&r[i]);
 	free(r);
+}
+
+static const ref_problem *ref_at(const ref_problem *refs, int i)
+{
+	return refs && refs[i].kind ? &refs[i] : NULL;
 }
 
 int devrun_judge_correct(const devrun_plan *pl, const devrun_page *pg, const check_opts *o,
@@ -740,7 +747,7 @@ int devrun_judge_correct(const devrun_plan *pl, const devrun_page *pg, const che
 	ch->nruns = 0;
 	for (int i = 0; i < pl->ncorrect; i++) {
 		check_run *run = &ch->runs[ch->nruns];
-		int ok = judge_slot(&pl->s[i], &pg->out[i], pg, o, 1, refs ? &refs[i] : NULL, run) == 0;
+		int ok = judge_slot(&pl->s[i], &pg->out[i], pg, o, 1, ref_at(refs, i), run) == 0;
 		if (!pg->out[i].reached)
 			break;
 		ch->nruns++;
@@ -773,7 +780,7 @@ static double median(const double *in, int n)
 }
 
 void devrun_judge_rest(const devrun_plan *pl, const devrun_page *pg, const check_opts *o,
-                       check_child *ch)
+                       const ref_problem *refs, check_child *ch)
 {
 	for (int i = pl->ncorrect; i < pl->nslots; i++) {
 		const devrun_slot *sl = &pl->s[i];
@@ -781,7 +788,7 @@ void devrun_judge_rest(const devrun_plan *pl, const devrun_page *pg, const check
 		if (sl->kind == SLOT_TIME && so->reached && ch->nruns < CHECK_MAX_RUNS) {
 			check_run *run = &ch->runs[ch->nruns++];
 			int gpu = strcmp(ch->dev.type, "GPU") == 0;
-			if (judge_slot(sl, so, pg, o, !gpu, NULL, run) != 0 || !run->cmp.passed ||
+			if (judge_slot(sl, so, pg, o, !gpu, ref_at(refs, i), run) != 0 || !run->cmp.passed ||
 			    run->violations)
 				continue;   /* wrong when timed: not timed */
 			ch->kernel_ms = median(so->ks, so->reps);
@@ -796,7 +803,7 @@ void devrun_judge_rest(const devrun_plan *pl, const devrun_page *pg, const check
 			if (ct->tile != sl->tile || !ct->built || !so->reached)
 				continue;
 			check_run run;
-			ct->correct = judge_slot(sl, so, pg, o, 1, NULL, &run) == 0 && run.cmp.passed &&
+			ct->correct = judge_slot(sl, so, pg, o, 1, ref_at(refs, i), &run) == 0 && run.cmp.passed &&
 			              !run.violations;
 			ct->err = run.err;
 			ct->ms = ct->correct && so->reps == 3 ? median(so->ks, 3) : 0;

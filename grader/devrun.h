@@ -135,9 +135,12 @@ void devrun_take_probe(const devrun_probe *pr, const devrun_src *src, const char
                        const char *const *refused, long declared, const long *declared_at,
                        check_child *ch);
 
-/* The correctness slots' problems with their references, set up by the parent while the run
- * child works (malloc'd; free with devrun_refs_free), or NULL. */
-ref_problem *devrun_refs_make(const devrun_plan *pl, const check_opts *o);
+/* The problems of slots [from, to) with their references (sampled at a GPU's timing size: gpu
+ * set), set up by the parent while the run child works or waits, into r (NULL: a new array of
+ * pl->nslots, zeroed; free with devrun_refs_free).  A slot that could not be set up is left
+ * zeroed, and judged by setting it up then.  NULL out of memory. */
+ref_problem *devrun_refs_make(const devrun_plan *pl, const check_opts *o, int from, int to,
+                              int gpu, ref_problem *r);
 void devrun_refs_free(const devrun_plan *pl, ref_problem *r);
 
 /* Judge the correctness slots of a copied page against refs (devrun_refs_make; NULL: set up
@@ -145,10 +148,10 @@ void devrun_refs_free(const devrun_plan *pl, ref_problem *r);
  * kernel may be timed). */
 int devrun_judge_correct(const devrun_plan *pl, const devrun_page *pg, const check_opts *o,
                          const ref_problem *refs, check_child *ch);
-/* Judge the timing slot and the sweep: ch->runs (the timed run), kernel_ms, baseline_ms,
+/* Judge the timing slot and the sweep against refs (as devrun_judge_correct): ch->runs (the timed run), kernel_ms, baseline_ms,
  * copy_ms, tiles[], locals[]. */
 void devrun_judge_rest(const devrun_plan *pl, const devrun_page *pg, const check_opts *o,
-                       check_child *ch);
+                       const ref_problem *refs, check_child *ch);
 
 /* "running at 17x17", "timing at 480x480": what the child was doing at slot `at`. */
 void devrun_stage(const devrun_plan *pl, int at, char *buf, size_t len);
