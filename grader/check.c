@@ -1328,7 +1328,8 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 	pocl_seed(o, &src, &cc->run_pol);
 	int restored = builds_restore(o, &src);
 	devrun_probe *pr = run_probe(o, &src, &cc->run_pol, &st);
-	if (pr && !restored && st.end == SANDBOX_EXITED && st.code == 0 && pr->finished)
+	if (pr && !restored && st.end == SANDBOX_EXITED && st.code == 0 && pr->finished &&
+	    pr->nbuilds > 0 && pr->b[0].kernel_found)   /* a failed build keeps nothing */
 		builds_keep(o, &src);
 	if (!pr || st.end == SANDBOX_FAILED) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
