@@ -40,7 +40,6 @@ typedef struct child_ctx {
 	const char *pre_err[PRE_MAX]; /* or why the preprocessor refused it at that TILE */
 	int pre_tile[PRE_MAX], npre;
 	const char *pocl_cache;   /* POCL_CACHE_DIR */
-	check_child *out;
 	const check_report *rep;  /* analysis: the runs planned (rep->analyses) */
 	const char *trace_out;    /* analysis: the folder the tracer writes its summaries into */
 	int no_uninit;            /* analysis: leave Oclgrind's uninitialised-value checker off */
@@ -306,7 +305,6 @@ static void analysis_start(const child_ctx *main_ctx, const char *tmp, const con
 	snprintf(a->dir, sizeof a->dir, "%s", tmp);
 	snprintf(a->log, sizeof a->log, "%s/oclgrind.log", a->dir);
 	a->c = *main_ctx;
-	a->c.out = NULL;
 	a->c.rep = rep;
 	a->c.trace_out = a->dir;
 	a->lim = (sandbox_limits){ o->timeout_s, 0, a->log, pol, 1 << 20 };  /* memory: analysis_main */

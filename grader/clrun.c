@@ -394,39 +394,6 @@ cl_int clrun_read_output(clrun *r, const clrun_bufs *b, float *out)
 	                 : CL_SUCCESS;
 }
 
-cl_int clrun_download(clrun *r, const clrun_bufs *b, float *out, int *violations,
-                      char *msg, size_t msglen)
-{
-	*violations = 0;
-	msg[0] = '\0';
-	for (int i = 0; i < b->n; i++) {
-		size_t len = b->len[i], whole = len + 2 * GUARD_FLOATS;
-		float *tmp = malloc(whole * sizeof(float));
-		if (!tmp)
-			return CL_OUT_OF_HOST_MEMORY;
-		cl_int e = clEnqueueReadBuffer(r->queue, b->whole[i], CL_TRUE, 0, whole * sizeof(float),
-		                               tmp, 0, NULL, NULL);
-		if (e != CL_SUCCESS) {
-			free(tmp);
-			return e;
-		}
-		int is_out = i == b->n - 1;
-		const char *name = is_out ? b->p->out_name : b->p->in_name[i];
-		guard_violation v;
-		char what[200] = "";
-		if (guard_check(tmp, len, &v))
-			guard_describe(&v, what, sizeof what);
-		else if (!is_out && memcmp(tmp + GUARD_FLOATS, b->p->in[i], len * sizeof(float)))
-			snprintf(what, sizeof what, "the input was modified (it is read-only)");
-		if (what[0] && (*violations)++ == 0)
-			snprintf(msg, msglen, "%s: %s", name, what);
-		if (is_out)
-			memcpy(out, tmp + GUARD_FLOATS, len * sizeof(float));
-		free(tmp);
-	}
-	return CL_SUCCESS;
-}
-
 void clrun_kernel_info(clrun *r, cl_kernel k, size_t *local_bytes, size_t *max_wg)
 {
 	cl_ulong lb = 0;

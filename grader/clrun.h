@@ -84,12 +84,6 @@ cl_int clrun_copy_open(clrun *r, const clrun_bufs *b, size_t n, clrun_copy *c);
 cl_int clrun_copy_launch(clrun *r, const clrun_copy *c, double *ms);
 void clrun_copy_close(clrun_copy *c);
 
-/* Read back the output into out[], check every guard zone and that inputs are unchanged.
- * bad_buf/msg describe the first violation ("C: 12 floats written past the end").  Returns
- * the OpenCL status; *violations = number of buffers touched outside their bounds. */
-cl_int clrun_download(clrun *r, const clrun_bufs *b, float *out, int *violations,
-                      char *msg, size_t msglen);
-
 /* The output's payload into out (b->len of the output floats), guarded buffers or plain. */
 cl_int clrun_read_output(clrun *r, const clrun_bufs *b, float *out);
 

@@ -147,6 +147,9 @@ int devrun_probe_main(void *arg)
 	return 0;
 }
 
+/* The seed's local-size experiment (lesson 4): the baseline at square and non-square sizes. */
+static const int local_shapes[CHECK_MAX_LOCALS][2] = { { 8, 8 }, { 16, 16 }, { 32, 8 } };
+
 /* ---- the seeding child: only the grader's own kernels --------------------------------- */
 
 /* Fill the cache named by POCL_CACHE_DIR with what the grader itself builds and launches for
@@ -175,10 +178,8 @@ int devrun_seed_main(void *arg)
 			clrun_fill_output(&cl, &b, 0u);
 			if (base)
 				clrun_launch(&cl, base, &b, l->tile, NULL);
-			for (int i = 0; base && l->tiles[0] && i < CHECK_MAX_LOCALS; i++) {
-				static const int shapes[CHECK_MAX_LOCALS][2] = { { 8, 8 }, { 16, 16 }, { 32, 8 } };
-				clrun_launch_local(&cl, base, &b, shapes[i][0], shapes[i][1], NULL);
-			}
+			for (int i = 0; base && l->tiles[0] && i < CHECK_MAX_LOCALS; i++)
+				clrun_launch_local(&cl, base, &b, local_shapes[i][0], local_shapes[i][1], NULL);
 			clrun_copy copy = { 0 };
 			if (l->kind->copy_floats &&
 			    clrun_copy_open(&cl, &b, (size_t)l->kind->copy_floats(s.rows, s.cols), &copy) ==
@@ -340,20 +341,15 @@ static void run_locals(clrun *cl, const devrun_plan *pl, devrun_page *pg, const 
 	if (clrun_upload(cl, &p, &b, 1) == CL_SUCCESS) {
 		for (int i = 0; i < CHECK_MAX_LOCALS; i++) {
 			int lx = pl->local_shape[i][0], ly = pl->local_shape[i][1];
-			double ms[3];
 			pg->nlocals = i + 1;
 			if ((size_t)lx * ly > cl->info.max_wg)
 				continue;
+			double *ms = pg->local_ms[i];     /* raw: the parent takes the median */
 			if (clrun_launch_local(cl, base, &b, lx, ly, &ms[0]) == CL_SUCCESS &&
 			    clrun_launch_local(cl, base, &b, lx, ly, &ms[0]) == CL_SUCCESS &&
 			    clrun_launch_local(cl, base, &b, lx, ly, &ms[1]) == CL_SUCCESS &&
-			    clrun_launch_local(cl, base, &b, lx, ly, &ms[2]) == CL_SUCCESS) {
-				double a = ms[0], m = ms[1], c = ms[2], t;
-				if (a > m) t = a, a = m, m = t;
-				if (m > c) t = m, m = c, c = t;
-				if (a > m) m = a;
-				pg->local_ms[i] = m, pg->local_ok[i] = 1;
-			}
+			    clrun_launch_local(cl, base, &b, lx, ly, &ms[2]) == CL_SUCCESS)
+				pg->local_ok[i] = 1;
 		}
 		clrun_release(&b);
 	}
@@ -524,9 +520,8 @@ int devrun_plan_make(const check_opts *o, const char *dev_type, devrun_plan *pl)
 		if (add_slot(pl, SLOT_SWEEP, l->kind, 100, 100, l->tiles[i], o->seed + l->tiles[i]) != 0)
 			return -1;
 	if (l->tiles[0] && l->baseline) {
-		static const int shapes[CHECK_MAX_LOCALS][2] = { { 8, 8 }, { 16, 16 }, { 32, 8 } };
 		pl->locals = 1;
-		memcpy(pl->local_shape, shapes, sizeof shapes);
+		memcpy(pl->local_shape, local_shapes, sizeof local_shapes);
 		/* on a CPU at N = 256: a naive launch at the sweep's N would cost the check seconds */
 		pl->local_n = gpu ? l->kind->time_size_gpu.rows : 256;
 	}
@@ -594,7 +589,8 @@ void devrun_take_probe(const devrun_probe *pr, const devrun_src *src, const char
 			}
 			ch->log_tile = b->tile;
 		}
-		for (int t = 0; i > 0 && t < LESSON_MAX_TILES && l->tiles[t]; t++)
+		/* the sweep's TILEs (one equal to the lesson's is built once, as b[0]) */
+		for (int t = 0; t < LESSON_MAX_TILES && l->tiles[t]; t++)
 			if (l->tiles[t] == b->tile) {
 				check_tile *ct = &ch->tiles[t];
 				ct->tile = b->tile, ct->built = b->kernel_found, ct->err = b->err;
@@ -602,14 +598,6 @@ void devrun_take_probe(const devrun_probe *pr, const devrun_src *src, const char
 				ct->local_bytes = lmem_pick(b->local_runtime, declared_at[t], -1, &ls);
 			}
 	}
-	/* a sweep TILE equal to the lesson's is built once, as b[0] */
-	for (int t = 0; n && l->tiles[0] && t < LESSON_MAX_TILES && l->tiles[t]; t++)
-		if (l->tiles[t] == l->tile) {
-			check_tile *ct = &ch->tiles[t];
-			lmem_source ls;
-			ct->tile = l->tile, ct->built = pr->b[0].kernel_found, ct->err = pr->b[0].err;
-			ct->local_bytes = lmem_pick(pr->b[0].local_runtime, declared_at[t], -1, &ls);
-		}
 	for (int t = 0; l->tiles[0] && t < LESSON_MAX_TILES && l->tiles[t]; t++)
 		ch->ntiles = t + 1;
 	const devrun_build *b0 = n ? &pr->b[0] : NULL;
@@ -637,7 +625,7 @@ void devrun_take_probe(const devrun_probe *pr, const devrun_src *src, const char
 }
 
 /* The slot's buffers against the problem p (the parent's own inputs): guard zones and
- * unchanged inputs, as clrun_download judged them in the child before. */
+ * unchanged inputs. */
 static void judge_buffers(const devrun_slot *sl, const devrun_page *pg, const ref_problem *p,
                           check_run *run)
 {
@@ -814,8 +802,7 @@ void devrun_judge_rest(const devrun_plan *pl, const devrun_page *pg, const check
 	for (int i = 0; pl->locals && i < nl; i++) {
 		check_local *lc = &ch->locals[ch->nlocals++];
 		lc->lx = pl->local_shape[i][0], lc->ly = pl->local_shape[i][1], lc->n = pl->local_n;
-		lc->ms = pg->local_ok[i] && isfinite(pg->local_ms[i]) && pg->local_ms[i] > 0 ?
-		         pg->local_ms[i] : 0;
+		lc->ms = pg->local_ok[i] ? median(pg->local_ms[i], 3) : 0;
 		lc->timed = lc->ms > 0;
 	}
 }

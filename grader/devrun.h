@@ -93,7 +93,7 @@ typedef struct devrun_page {
 	int corrected;                          /* child: the correctness slots are done         */
 	int at;                                 /* child: the slot it is in (-1: none yet)       */
 	int nlocals;
-	double local_ms[CHECK_MAX_LOCALS];
+	double local_ms[CHECK_MAX_LOCALS][3];   /* raw samples per local size */
 	int local_ok[CHECK_MAX_LOCALS];
 	devrun_slot_out out[DEVRUN_MAX_SLOTS];
 	float arena[];
