@@ -161,7 +161,7 @@ watch: all
 # (T=test_batch or T=batch).
 ALL_TESTS := $(UNIT_TESTS) $(INT_TESTS)
 ifneq ($(T),)
-RUN_TESTS := $(filter $(BUILD)/tests/$(T) $(BUILD)/tests/test_$(T),$(ALL_TESTS))
+RUN_TESTS := $(filter $(foreach t,$(T),$(BUILD)/tests/$(t) $(BUILD)/tests/test_$(t)),$(ALL_TESTS))
 ifeq ($(RUN_TESTS),)
 ifneq ($(filter test,$(MAKECMDGOALS)),)
 $(error T=$(T): no such test binary; the binaries: $(notdir $(ALL_TESTS)))

@@ -1048,21 +1048,32 @@ static void devrun_source(const child_ctx *c, devrun_src *s, const char *wg_meth
 }
 
 /* The probe child: builds at every TILE, never launches.  Its page, copied (malloc'd), or
- * NULL; *st how it ended. */
+ * NULL; *st how it ended.  While it builds, the parent lays out the plan of a CPU device and
+ * makes its references (*guess, *refs): the probe's device is nearly always the CPU, and the
+ * parent has nothing else to do. */
 static devrun_probe *run_probe(const check_opts *o, const devrun_src *s, const confine_policy *pol,
-                               sandbox_status *st)
+                               sandbox_status *st, devrun_plan *guess, ref_problem **refs)
 {
 	devrun_probe *shared = sandbox_shared(sizeof *shared), *pr = malloc(sizeof *pr);
+	sandbox_child child;
+	devrun_ctx x = { s, NULL, shared, NULL, memory_share(o), NULL };
+	/* the parent's clock: S for the lesson's build, half of S more for each further one */
+	sandbox_limits lim = { o->timeout_s * (1 + 0.5 * (s->npre - 1)), 0, NULL, pol, 0 };
 	if (!shared || !pr) {
 		if (shared)
 			sandbox_unshare(shared, sizeof *shared);
 		free(pr);
 		return NULL;
 	}
-	devrun_ctx x = { s, NULL, shared, NULL, memory_share(o), NULL };
-	/* the parent's clock: S for the lesson's build, half of S more for each further one */
-	sandbox_limits lim = { o->timeout_s * (1 + 0.5 * (s->npre - 1)), 0, NULL, pol, 0 };
-	sandbox_run(devrun_probe_main, &x, &lim, st);
+	if (sandbox_spawn(devrun_probe_main, &x, &lim, &child) != 0) {
+		memset(st, 0, sizeof *st);
+		st->end = SANDBOX_FAILED;
+		snprintf(st->what, sizeof st->what, "fork failed: %s", strerror(errno));
+	} else {
+		if (guess && devrun_plan_make(o, "CPU", guess) == 0)
+			*refs = devrun_refs_make(guess, o, 0, guess->nslots, 0, NULL);
+		sandbox_wait(&child, st);
+	}
 	memcpy(pr, shared, sizeof *pr);
 	sandbox_unshare(shared, sizeof *shared);
 	return pr;
@@ -1084,13 +1095,13 @@ static int wait_corrected(sandbox_child *c, const devrun_page *pg, double deadli
 	}
 }
 
-/* Copy the first `bytes` of the page out of shared memory: what is judged cannot change. */
-static devrun_page *page_copy(const devrun_page *pg, size_t bytes)
+/* Copy bytes [from, to) of the page out of shared memory into copy (as big as the page),
+ * with the page's head (its slots' results) each time: what is judged cannot change. */
+static void page_copy(devrun_page *copy, const devrun_page *pg, size_t from, size_t to)
 {
-	devrun_page *p = malloc(bytes);
-	if (p)
-		memcpy(p, pg, bytes);
-	return p;
+	memcpy(copy, pg, sizeof *pg);
+	if (to > from && from >= sizeof *pg)
+		memcpy((char *)copy + from, (const char *)pg + from, to - from);
 }
 
 /* The run child on the plan: launches, hands back bytes; the parent judges them into
@@ -1099,8 +1110,8 @@ static devrun_page *page_copy(const devrun_page *pg, size_t bytes)
  * the parent's: S for the correctness runs plus the time it waited for the analysis, then S
  * for timing and the sweep.  0, or -1 when it could not be started. */
 static int run_device(const check_opts *o, const devrun_src *s, const devrun_plan *pl,
-                      const confine_policy *pol, analysis *an, check_report *rep,
-                      sandbox_status *st)
+                      ref_problem *refs, const confine_policy *pol, analysis *an,
+                      check_report *rep, sandbox_status *st)
 {
 	size_t bytes = devrun_page_bytes(pl);
 	devrun_page *pg = sandbox_shared(bytes);
@@ -1120,10 +1131,11 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 	/* the references while the child works; the correctness slots get S from the child's
 	 * start, the analysis running beside them */
 	int gpu = strcmp(rep->child.dev.type, "GPU") == 0;
-	ref_problem *refs = devrun_refs_make(pl, o, 0, pl->ncorrect, gpu, NULL);
+	if (!refs)      /* not made during the probe (a GPU): now, while the child works */
+		refs = devrun_refs_make(pl, o, 0, pl->ncorrect, gpu, NULL);
 	int waiting = wait_corrected(&child, pg, child.t0 + o->timeout_s);
 	/* the timing and sweep slots' too, while the analysis may still run (the child waits) */
-	if (waiting)
+	if (waiting && refs && pl->ncorrect < pl->nslots && !refs[pl->ncorrect].kind)
 		refs = devrun_refs_make(pl, o, pl->ncorrect, pl->nslots, gpu, refs);
 	if (!waiting)
 		child.lim.timeout_s = o->timeout_s;   /* past it, or ended: sandbox_wait settles it */
@@ -1131,7 +1143,10 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 		analysis_finish(rep, an);
 	size_t head = sizeof *pg + (pl->ncorrect < pl->nslots ? pl->s[pl->ncorrect].off :
 	                            pl->arena_floats) * sizeof(float);
-	devrun_page *c1 = page_copy(pg, head);
+	/* one copy for both judgements: the timing slots' bytes come after the correctness ones */
+	devrun_page *c1 = malloc(bytes), *c2 = c1;
+	if (c1)
+		page_copy(c1, pg, sizeof *pg, head);
 	int right = c1 && devrun_judge_correct(pl, c1, o, refs, &rep->child);
 	int launched = 1;
 	for (int i = 0; c1 && i < rep->child.nruns; i++)
@@ -1145,7 +1160,8 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 		go = 2;
 	__atomic_store_n(&pg->go, go, __ATOMIC_SEQ_CST);
 	sandbox_wait(&child, st);
-	devrun_page *c2 = page_copy(pg, bytes);
+	if (c2)
+		page_copy(c2, pg, head, bytes);
 	int at = c2 ? c2->at : -1;
 	if (c2 && go == 1)
 		devrun_judge_rest(pl, c2, o, refs, &rep->child);
@@ -1173,7 +1189,6 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 	}
 	devrun_stage(pl, at, rep->child.stage, sizeof rep->child.stage);
 	free(c1);
-	free(c2);
 	sandbox_unshare(pg, bytes);
 	return 0;
 }
@@ -1201,7 +1216,7 @@ static int control_build(const check_opts *o, const child_ctx *c, const check_co
 	devrun_src s;
 	devrun_source(&k, &s, NULL);
 	sandbox_status st;
-	devrun_probe *pr = run_probe(o, &s, &cc->run_pol, &st);
+	devrun_probe *pr = run_probe(o, &s, &cc->run_pol, &st, NULL, NULL);
 	int ok = pr && st.end == SANDBOX_EXITED && st.code == 0 && pr->b[0].kernel_found;
 	free(pr);
 	free(sol);
@@ -1273,7 +1288,7 @@ static void rerun_workitemrepl(const check_opts *o, const child_ctx *c,
 	devrun_src s;
 	devrun_source(&k, &s, "workitemrepl");
 	sandbox_status st;
-	devrun_probe *pr = run_probe(o, &s, &cc->run_pol, &st);
+	devrun_probe *pr = run_probe(o, &s, &cc->run_pol, &st, NULL, NULL);
 	int built = pr && st.end == SANDBOX_EXITED && st.code == 0 && pr->b[0].kernel_found;
 	free(pr);
 	devrun_plan *pl = built ? malloc(sizeof *pl) : NULL;
@@ -1285,7 +1300,7 @@ static void rerun_workitemrepl(const check_opts *o, const child_ctx *c,
 		for (int t = 0; t < again->child.ntiles; t++)
 			again->child.tiles[t].correct = again->child.tiles[t].timed = 0;
 		again->child.nlocals = 0;
-		if (run_device(o, &s, pl, &cc->run_pol, NULL, again, &st) == 0 &&
+		if (run_device(o, &s, pl, NULL, &cc->run_pol, NULL, again, &st) == 0 &&
 		    st.end == SANDBOX_EXITED && st.code == 0) {
 			/* every planned correctness run back (a timing run may follow them) */
 			int right = again->child.nruns >= pl->ncorrect;
@@ -1325,14 +1340,18 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 		analysis_start(c, cc->an, &cc->an_pol, rep, &an);
 	pocl_seed(o, &src, &cc->run_pol);
 	int restored = builds_restore(o, &src);
-	devrun_probe *pr = run_probe(o, &src, &cc->run_pol, &st);
+	devrun_plan *pl = malloc(sizeof *pl);
+	ref_problem *refs = NULL;
+	devrun_probe *pr = run_probe(o, &src, &cc->run_pol, &st, pl, &refs);
 	if (pr && !restored && st.end == SANDBOX_EXITED && st.code == 0 && pr->finished &&
 	    pr->nbuilds > 0 && pr->b[0].kernel_found)   /* a failed build keeps nothing */
 		builds_keep(o, &src);
-	if (!pr || st.end == SANDBOX_FAILED) {
+	if (!pr || !pl || st.end == SANDBOX_FAILED) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
-		         pr ? st.what : "out of memory");
+		         pr && pl ? st.what : "out of memory");
 		free(pr);
+		devrun_refs_free(pl, refs);
+		free(pl);
 		if (an.running)
 			analysis_finish(rep, &an);
 		return 2;
@@ -1348,8 +1367,11 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 		rep->control_build = control_build(o, c, cc);
 	int launch = !rep->run_end[0] && ch->opened && ch->kernel_found && !ch->signature[0] &&
 	             !ch->over_budget;
-	devrun_plan *pl = launch ? malloc(sizeof *pl) : NULL;
-	if (launch && (!pl || devrun_plan_make(o, ch->dev.type, pl) != 0)) {
+	if (!launch || !refs || strcmp(ch->dev.type, "CPU") != 0) {
+		devrun_refs_free(pl, refs);   /* the guess was wrong, or nothing is launched */
+		refs = NULL;
+	}
+	if (launch && !refs && devrun_plan_make(o, ch->dev.type, pl) != 0) {
 		snprintf(rep->grader_error, sizeof rep->grader_error, "out of memory");
 		free(pl);
 		if (an.running)
@@ -1357,7 +1379,8 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 		return 2;
 	}
 	if (launch) {
-		if (run_device(o, &src, pl, &cc->run_pol, an.running ? &an : NULL, rep, &st) != 0) {
+		if (run_device(o, &src, pl, refs, &cc->run_pol, an.running ? &an : NULL, rep,
+		               &st) != 0) {
 			snprintf(rep->grader_error, sizeof rep->grader_error, "cannot fork: out of processes?");
 			free(pl);
 			if (an.running)
@@ -1467,7 +1490,10 @@ int check_lesson(const check_opts *o, check_report *rep)
 		return rep->exit_code = 2;
 	}
 	child_ctx c = { .o = o, .source = source, .pocl_cache = cache, .declared = -1 };
+	if (!rep->refused[0])
+		devrun_preload_start();   /* beside the preprocessors (they only exec clang) */
 	int rc = rep->refused[0] ? 1 : preprocess(o, source, tmp, &c, rep);
+	devrun_preload_join();
 	if (rc == 0) {
 		declared_bytes(o, source, &c);
 		pocl_cache(tmp, cache, sizeof cache);

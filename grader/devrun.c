@@ -1,7 +1,9 @@
 /* devrun.c — the device run of a check: a probe child that builds but never launches, a run
  * child that launches and hands back raw bytes, and the parent's judgement of those bytes
  * (devrun.h says why it is split this way). */
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,35 @@
 /* The memory limit starts once the device is open, on CPU devices only (a GPU driver reserves
  * far more address space than any kernel's host memory: NVIDIA's fails to load under 8 GiB),
  * on top of what the runtime already holds (PoCL's reservations grow with the cores). */
+/* ---- the runtime, loaded once in the parent ------------------------------------------- */
+
+static pthread_t preload_thread;
+static int preload_running;
+
+static void *preload_main(void *arg)
+{
+	(void)arg;
+	/* mapped and relocated here, the library (and LLVM under it) comes with fork to every
+	 * child that opens the device: 7-20 ms to open it there instead of 40 (a fork-and-open
+	 * micro-benchmark on this machine).  Loading runs no OpenCL: PoCL reads its settings
+	 * and finds its devices at the first clGetPlatformIDs, in the child. */
+	dlopen("libpocl.so.2", RTLD_NOW | RTLD_LOCAL);
+	return NULL;
+}
+
+void devrun_preload_start(void)
+{
+	if (!preload_running)
+		preload_running = pthread_create(&preload_thread, NULL, preload_main, NULL) == 0;
+}
+
+void devrun_preload_join(void)
+{
+	if (preload_running)
+		pthread_join(preload_thread, NULL);
+	preload_running = 0;
+}
+
 static int open_device(const devrun_ctx *x, clrun *cl, char *err, size_t errlen)
 {
 	const devrun_src *s = x->src;

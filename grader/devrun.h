@@ -122,6 +122,12 @@ typedef struct devrun_ctx {
 	size_t mem_share;                       /* RLIMIT_AS on top of the runtime, CPU only; 0 */
 	const char *compromise;                 /* tests only: CLGRADE_TEST_COMPROMISE (devrun.c) */
 } devrun_ctx;
+/* Load the CPU runtime (PoCL) in the parent, in a thread, while the preprocessors run: the
+ * children that open the device then find it mapped and relocated.  Join before forking any
+ * child that does more than exec: a fork in the middle of a dlopen leaves the loader's lock
+ * taken in the child. */
+void devrun_preload_start(void);
+void devrun_preload_join(void);
 int devrun_probe_main(void *arg);
 /* The seeding child: POCL_CACHE_DIR (src->pocl_cache) filled with the grader's own kernels of
  * the lesson, launched once each (no student code: the only writer of the shared seed). */

@@ -18,14 +18,19 @@ static void shape(ref_problem *p, int rows, int cols)
 	p->bytes = 2.0 * n * sizeof(float);
 }
 
+/* In 32 x 32 blocks: a row-by-row walk writes the output a column at a time, a cache miss per
+ * element (85 ms of the parent's 320 at the timing size, perf record) */
 static void reference(ref_problem *p)
 {
-	for (int r = 0; r < p->rows; r++)
-		for (int c = 0; c < p->cols; c++) {
-			double v = p->in[0][(size_t)r * p->cols + c];
-			p->expect[(size_t)c * p->rows + r] = v;
-			p->scale[(size_t)c * p->rows + r] = fabs(v);
-		}
+	enum { B = 32 };
+	for (int r0 = 0; r0 < p->rows; r0 += B)
+		for (int c0 = 0; c0 < p->cols; c0 += B)
+			for (int r = r0; r < r0 + B && r < p->rows; r++)
+				for (int c = c0; c < c0 + B && c < p->cols; c++) {
+					double v = p->in[0][(size_t)r * p->cols + c];
+					p->expect[(size_t)c * p->rows + r] = v;
+					p->scale[(size_t)c * p->rows + r] = fabs(v);
+				}
 }
 
 static double bound(const ref_problem *p, size_t i) { (void)p, (void)i; return 0.0; }

@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -447,6 +448,8 @@ int sandbox_wait(sandbox_child *c, sandbox_status *st)
 	int status = 0;
 	useconds_t nap = 500;
 	pid_t pid = c->pid;
+	/* woken the moment it ends (a pidfd is readable then), not at the next nap's end */
+	int pfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	for (;;) {
 		pid_t r = waitpid(pid, &status, WNOHANG);
 		if (r == pid)
@@ -463,10 +466,17 @@ int sandbox_wait(sandbox_child *c, sandbox_status *st)
 			st->end = SANDBOX_TIMEOUT;
 			break;
 		}
-		usleep(nap);
-		if (nap < 10000)
-			nap *= 2;
+		if (pfd >= 0) {
+			struct pollfd pf = { pfd, POLLIN, 0 };
+			poll(&pf, 1, 20);
+		} else {
+			usleep(nap);
+			if (nap < 10000)
+				nap *= 2;
+		}
 	}
+	if (pfd >= 0)
+		close(pfd);
 	kill(-pid, SIGKILL);     /* anything the child left behind in its group */
 	track(pid, 0);
 	if (c->lim.log_cap && c->lim.log_path && *c->lim.log_path)
