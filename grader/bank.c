@@ -327,30 +327,31 @@ bank_busiest(const bank_profile *p, const uint64_t *addr, const unsigned char *a
 }
 
 void
-bank_fix(int stride, int banks, int other_line, const char *other_access, char *buf,
-         size_t len)
+bank_fix(const bank_words *w, int stride, int banks, int other_line, const char *other_access,
+         int other_broadcast, char *buf, size_t len)
 {
-	char swap[200];
-
-	if (other_line > 0)
-		snprintf(swap, sizeof swap, "swapping the indices here would only move the "
+	char swap[240] = "", alt[300] = "";
+	if (w->swap && other_line > 0 && !other_broadcast)
+		snprintf(swap, sizeof swap, "; swapping the indices here would only move the "
 		         "conflict to the %s on line %d, which walks the other way",
 		         other_access ? other_access : "access", other_line);
-	else
-		snprintf(swap, sizeof swap, "swap the indices in every access to the array so "
+	else if (w->swap && other_line > 0)
+		snprintf(swap, sizeof swap, ", or swap the indices in every access to the array (the "
+		         "%s on line %d is a broadcast, one word for the whole warp, and stays "
+		         "conflict-free)", other_access ? other_access : "access", other_line);
+	else if (w->swap)
+		snprintf(swap, sizeof swap, ", or swap the indices in every access to the array so "
 		         "neighbouring lanes touch neighbouring words");
+	if (w->swizzle && w->swizzle[0])
+		snprintf(alt, sizeof alt, ", or %s", w->swizzle);
 	if (stride && stride % banks == 0)
 		snprintf(buf, len, "neighbouring lanes are %d words apart, a multiple of the %d banks, "
-		         "so they all hit one bank: pad each row by one element (tile[TILE][TILE+1]) "
-		         "to make the stride odd, or XOR-swizzle the column (tile[r][c ^ r])%s%s",
-		         stride, banks, other_line > 0 ? "; " : ", or ", swap);
+		         "so they all hit one bank: %s%s%s", stride, banks, w->pad, alt, swap);
 	else if (stride && stride % 2 == 0)
 		snprintf(buf, len, "neighbouring lanes are %d words apart; with an even stride, lanes "
-		         "that differ by %d/gcd(stride, %d) share a bank: make the stride odd (pad the "
-		         "row by one element)%s%s", stride, banks, banks,
-		         other_line > 0 ? "; " : ", or ", swap);
+		         "that differ by %d/gcd(stride, %d) share a bank: %s%s%s", stride, banks, banks,
+		         w->pad, alt, swap);
 	else
-		snprintf(buf, len, "make the lanes of one warp touch different banks: pad the row "
-		         "(tile[TILE][TILE+1]) or XOR-swizzle the column%s%s",
-		         other_line > 0 ? "; " : ", or ", swap);
+		snprintf(buf, len, "make the lanes of one warp touch different banks: %s%s%s", w->pad,
+		         alt, swap);
 }

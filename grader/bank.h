@@ -58,13 +58,20 @@ typedef struct bank_busy { int bank, lanes, words, inactive; } bank_busy;
 bank_busy bank_busiest(const bank_profile *p, const uint64_t *addr, const unsigned char *active,
                        int nlanes);
 
+/* The words of a fix, from the lesson's kind (kind.h KS_PAD, KS_SWIZZLE, tile_2d): how to
+ * pad its arrays, how to swizzle them ("" none), and whether an access's two indices can be
+ * swapped (2-D tiles). */
+typedef struct bank_words { const char *pad, *swizzle; int swap; } bank_words;
+
 /* The fix for a conflicted site whose neighbouring lanes are stride words apart (0 when
- * unknown), as advice text.  other_line > 0 names a conflict-free access to the same
- * variable (other_access "store"/"load") whose pattern is the transposed one: swapping
- * this site's indices would only move the conflict there (the transpose), so padding and
- * swizzling are offered instead. */
-void bank_fix(int stride, int banks, int other_line, const char *other_access, char *buf,
-              size_t len);
+ * unknown), as advice text in w's words.  other_line > 0 names a conflict-free access to the
+ * same variable (other_access "store"/"load"): when it walks along the words (the transpose's
+ * other side), swapping this site's indices would only move the conflict there, so padding
+ * and swizzling are offered instead; when it is a broadcast (other_broadcast: one word for
+ * every lane), it stays conflict-free whichever way the indices go, so swapping the indices
+ * of every access is offered too. */
+void bank_fix(const bank_words *w, int stride, int banks, int other_line,
+              const char *other_access, int other_broadcast, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

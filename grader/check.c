@@ -540,6 +540,23 @@ static int lane_stride(cJSON *site)
 	return stride;
 }
 
+/* Do the active lanes of a site's worst warp all read one word (a broadcast)? */
+static int lane_broadcast(cJSON *site)
+{
+	cJSON *offs = cJSON_GetObjectItem(cJSON_GetObjectItem(site, "worst_lanes"), "offsets");
+	int first = -1, active = 0;
+	for (int i = 0; i < cJSON_GetArraySize(offs); i++) {
+		cJSON *o = cJSON_GetArrayItem(offs, i);
+		if (!cJSON_IsNumber(o))
+			continue;
+		if (active++ == 0)
+			first = o->valueint;
+		else if (o->valueint != first)
+			return 0;
+	}
+	return active > 1;
+}
+
 static void summarize_findings(cJSON *summary, check_analysis *an)
 {
 	cJSON *f;
@@ -632,6 +649,7 @@ static void summarize_sites(cJSON *summary, const char *profile, check_analysis 
 			continue;
 		an->worst.free_line = num(s, "line");
 		copy_str(an->worst.free_access, sizeof an->worst.free_access, s, "access");
+		an->worst.free_broadcast = lane_broadcast(s);
 	}
 }
 
@@ -1187,7 +1205,7 @@ static int run_device(const check_opts *o, const devrun_src *s, const devrun_pla
 		st->code = -1;
 		snprintf(st->what, sizeof st->what, "ended before every planned run came back");
 	}
-	devrun_stage(pl, at, rep->child.stage, sizeof rep->child.stage);
+	devrun_stage(pl, o->l->kind, at, rep->child.stage, sizeof rep->child.stage);
 	free(c1);
 	sandbox_unshare(pg, bytes);
 	return 0;
@@ -1529,12 +1547,4 @@ void check_free(check_report *rep)
 {
 	cJSON_Delete(rep->analysis);
 	rep->analysis = NULL;
-}
-
-const char *check_first_failure(const check_report *rep)
-{
-	for (int i = 0; i < rep->ncrit; i++)
-		if (rep->crit[i].status == CRIT_FAIL)
-			return lesson_crit_id(rep->crit[i].id);
-	return NULL;
 }

@@ -140,6 +140,7 @@ typedef struct check_site {
 	int stride;               /* words per lane between active lanes of its worst warp; 0 unknown */
 	int free_line;            /* a conflict-free access to the same variable (0: none) ...   */
 	char free_access[16];     /* ... and whether it loads or stores                         */
+	int free_broadcast;       /* ... and every lane of its worst warp reads one word        */
 	int tile;                 /* the TILE of the analysis run it came from (0: not said)    */
 	/* the report's lane -> bank picture of its worst warp (picture = 0: none to draw) */
 	int picture, nlanes;
@@ -194,7 +195,20 @@ typedef struct check_crit {
 	char try_[400];           /* what to try (for ✗) */
 	int env;                  /* not checked because of the grading environment (no Oclgrind,
 	                             speed not judged on this device type): left out of scores */
+	int caused;               /* a symptom of rep->cause (cause.h): caused_by is the cause's */
+	lesson_crit caused_by;
 } check_crit;
+
+/* The root cause of the failures (cause.h), when one criterion's finding explains others. */
+typedef enum { CAUSE_NONE, CAUSE_DIVERGENCE, CAUSE_LOCAL_RACE, CAUSE_OUT_OF_BOUNDS,
+               CAUSE_GLOBAL_RACE, CAUSE_UNINITIALIZED } check_cause_kind;
+typedef struct check_cause {
+	check_cause_kind kind;
+	lesson_crit crit;         /* the criterion that names it (it fails)                      */
+	int line;                 /* in the student's file                                       */
+	char what[200];           /* "the barrier at line 17 that not every work-item reaches"   */
+	int nexplains;            /* the criteria it explains (their caused_by is crit)          */
+} check_cause;
 
 /* The kernel through one occupancy profile (occ.h), computed by check.c for the report. */
 typedef struct check_occ {
@@ -246,6 +260,7 @@ typedef struct check_report {
 	double of_copy;           /* the kernel's GB/s over the copy's (kinds timed in GB/s)     */
 	int ncrit;
 	check_crit crit[CRIT_COUNT];
+	check_cause cause;        /* kind CAUSE_NONE: no failure explains another               */
 	int grader_failed;        /* the grader could not finish its own work (a build killed by
 	                             --memory): exit 2, the criteria it left not_checked */
 	int verdict_pass;
@@ -281,7 +296,8 @@ int check_confine(const check_opts *o, const char *tmp, const char *cache,
 /* The TILE a lesson-4 kernel records (#define CHOSEN_TILE_SM90 t), 0 when none (tilechoice.c). */
 int tile_chosen(const check_report *rep, const char *source);
 
-/* Criterion id of the first failing criterion, or NULL when it passed. */
+/* Criterion id of the failure to fix first: the cause (rep->cause) when one explains others,
+ * else the first failing criterion; NULL when it passed (cause.c). */
 const char *check_first_failure(const check_report *rep);
 
 #endif

@@ -2,8 +2,10 @@
  * and what to try.  Pure decisions: no OpenCL, no printing. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "cause.h"
 #include "check.h"
 #include "diag.h"
 #include "bank.h"
@@ -57,7 +59,20 @@ static int analysis_findings(const check_report *rep, check_find_kind k1, int k2
 	return n1 + n2;
 }
 
-static void eval_builds(const check_opts *o, check_report *rep)
+/* The build's first error is on a line that declares a name the grader defines with -D
+ * (TILE): the compiler saw the grader's number in its place. */
+static void own_macro_note(const check_opts *o, const char *source, const char *first,
+                           char *msg, size_t len)
+{
+	const char *at = strstr(first, ".cl:");
+	int line = at ? atoi(at + 4) : 0;
+	if (line > 0 && source && diag_declares(source, line, "TILE"))
+		snprintf(msg + strlen(msg), len - strlen(msg), " -- line %d declares TILE, which the "
+		         "grader defines for each build (-DTILE=%d): the compiler reads your declaration "
+		         "with %d in the name's place", line, o->l->tile, o->l->tile);
+}
+
+static void eval_builds(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_BUILDS);
 	const check_child *ch = &rep->child;
@@ -75,6 +90,10 @@ static void eval_builds(const check_opts *o, check_report *rep)
 		    "%s", first[0] ? first : "the build failed");
 		if (!first[0])
 			snprintf(c->msg, sizeof c->msg, "the build failed (%s)", clrun_errstr(ch->build_err));
+		own_macro_note(o, source, first, c->msg, sizeof c->msg);
+		if (strstr(c->msg, "declares TILE"))
+			snprintf(c->try_, sizeof c->try_, "remove your own TILE and use the grader's: "
+			         "every build gets it as -DTILE, and lesson 4 builds at several");
 	} else if (!ch->built && rep->control_build == 1) {
 		set(c, CRIT_FAIL, "look for what makes the compiler run away: a huge expression or "
 		    "macro expansion, a large __constant array, a loop it must unroll without end",
@@ -129,6 +148,11 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 	check_crit *c = crit(rep, CRIT_RUNS);
 	const check_child *ch = &rep->child;
 	const check_run *bad = first_launch_error(ch);
+	char crash_try[400];
+	snprintf(crash_try, sizeof crash_try, "a crash of the host after a kernel ran is almost "
+	         "always an access outside a buffer (a write that corrupted the host's memory, or a "
+	         "read far past the end): guard every load and store (%s)",
+	         lesson_say(o->l, KS_GUARD));
 	if (rep->child_timed_out)
 		set(c, CRIT_FAIL, diag_has_barrier(source) ? "look for a loop whose bound or index "
 		    "never changes for some work-item, or a barrier inside a branch that not every "
@@ -136,8 +160,7 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 		    "work-item (a loop on a value the kernel never updates, or a counter stepping the "
 		    "wrong way)", "%s", rep->run_end);
 	else if (rep->child_crashed)
-		set(c, CRIT_FAIL, "a crash of the host after a kernel ran is almost always an "
-		    "out-of-bounds write: guard every store (if (row < N && col < N))", "%s", rep->run_end);
+		set(c, CRIT_FAIL, crash_try, "%s", rep->run_end);
 	else if (ch->over_budget)
 		set(c, CRIT_FAIL, "shrink the __local arrays (a smaller TILE, fewer or smaller arrays): "
 		    "`build/clgrade occupancy` shows what each size costs", "over the local-memory "
@@ -146,9 +169,9 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 		    o->local_mem && o->local_mem < ch->dev.local_mem ? " (--local-mem)" :
 		    " (CL_DEVICE_LOCAL_MEM_SIZE)");
 	else if (bad && (bad->err == CL_INVALID_WORK_GROUP_SIZE || bad->err == CL_INVALID_WORK_ITEM_SIZE))
-		set(c, CRIT_FAIL, "use a smaller TILE: TILE*TILE work-items must fit the device's "
-		    "maximum work-group size", "the device refused a %dx%d work-group: %d work-items "
-		    "needed, %zu allowed (%s)", bad->tile, bad->tile, bad->tile * bad->tile,
+		set(c, CRIT_FAIL, "use a smaller TILE: a work-group's work-items must fit the device's "
+		    "maximum work-group size", "the device refused a work-group at TILE=%d: %d "
+		    "work-items needed, %zu allowed (%s)", bad->tile, o->l->kind->group_size(bad->tile),
 		    ch->kernel_max_wg < ch->dev.max_wg && ch->kernel_max_wg ? ch->kernel_max_wg :
 		    ch->dev.max_wg, clrun_errstr(bad->err));
 	else if (bad && ch->local_bytes > ch->dev.local_mem)
@@ -163,8 +186,8 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 	else if (bad)
 		set(c, CRIT_FAIL, "an error reported while the kernel ran is almost always an "
 		    "out-of-bounds access: guard every load and store with the real size",
-		    "the device reported an error running the kernel at %dx%d: %s (%d)%s", bad->rows,
-		    bad->cols, clrun_errstr(bad->err), bad->err, bad->err == -9999 ? ", NVIDIA's code "
+		    "the device reported an error running the kernel at %s: %s (%d)%s",
+		    KIND_SIZE(o->l->kind, bad->rows, bad->cols), clrun_errstr(bad->err), bad->err, bad->err == -9999 ? ", NVIDIA's code "
 		    "for an illegal memory access" : "");
 	else
 		set(c, CRIT_PASS, NULL, "%d runs, no crash, no timeout", ch->nruns);
@@ -204,8 +227,7 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 			diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
 			                  sizeof try_);
 		else
-			diag_sizes(o->l->kind->mixup_msg, o->l->kind->mixup_try, sizes, ns, bad->tile,
-			           extra, sizeof extra, try_, sizeof try_);
+			diag_sizes(o->l, sizes, ns, bad->tile, extra, sizeof extra, try_, sizeof try_);
 		/* PoCL miscompiles a barrier inside an if that every work-item takes; Oclgrind,
 		 * which follows the OpenCL rules, then computes the right result (verified) */
 		char cond[160];
@@ -214,21 +236,22 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		    (bl = diag_barrier_in_if(source, cond, sizeof cond, &cl)) > 0) {
 			/* in place of the size pattern's guess, which the verified analysis contradicts */
 			snprintf(extra, sizeof extra, " -- but under Oclgrind, which follows the OpenCL "
-			         "rules, it computes the right result at %dx%d: PoCL can get a barrier inside "
+			         "rules, it computes the right result at %s: PoCL can get a barrier inside "
 			         "`if (%s)` (line %d) wrong even when every work-item takes it",
-			         rep->analyses[0].rows, rep->analyses[0].cols, cond, cl);
+			         KIND_SIZE(o->l->kind, rep->analyses[0].rows, rep->analyses[0].cols), cond, cl);
 			snprintf(try_, sizeof try_, "move the barrier on line %d out of the if: keep every "
 			         "work-item on one path and guard only the loads and stores", bl);
 		}
-		set(c, CRIT_FAIL, try_, "wrong at %dx%d (seed %llu): %s%s", bad->rows, bad->cols,
-		    (unsigned long long)o->seed, bad->cmp.pattern, extra);
+		set(c, CRIT_FAIL, try_, "wrong at %s (seed %llu): %s%s",
+		    KIND_SIZE(o->l->kind, bad->rows, bad->cols), (unsigned long long)o->seed,
+		    bad->cmp.pattern, extra);
 		return;
 	}
 	for (int i = 0; i < ch->ntiles; i++)
 		if (ch->tiles[i].built && !ch->tiles[i].correct) {
 			set(c, CRIT_FAIL, "write the kernel in terms of TILE only (no fixed tile size), "
-			    "and guard the edges", "right at TILE=%d but wrong at TILE=%d (N=100)",
-			    o->l->tile, ch->tiles[i].tile);
+			    "and guard the edges", "right at TILE=%d but wrong at TILE=%d (%s)",
+			    o->l->tile, ch->tiles[i].tile, KIND_SIZE(o->l->kind, 100, 100));
 			return;
 		}
 	/* both runtimes must agree: right natively and wrong under Oclgrind fails too */
@@ -248,8 +271,8 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		set(c, CRIT_FAIL, f ? "fix the finding Oclgrind names (memory_safe / race_free): the "
 		    "result depends on it" : "the kernel must compute the same thing at every size: "
 		    "look for a condition on the size arguments that changes what it does",
-		    "wrong at %dx%d, the size the Oclgrind analysis ran at (seed %llu)%s: %s%s",
-		    ar->rows, ar->cols, (unsigned long long)o->seed,
+		    "wrong at %s, the size the Oclgrind analysis ran at (seed %llu)%s: %s%s",
+		    KIND_SIZE(o->l->kind, ar->rows, ar->cols), (unsigned long long)o->seed,
 		    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
 		return;
 	}
@@ -269,13 +292,13 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 	if (!done)
 		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
 	else if (unfinished || rep->child_crashed || rep->child_timed_out)
-		set(c, CRIT_NOT_CHECKED, NULL, "right up to %dx%d, but not checked at every size: the "
-		    "kernel did not finish %s", last->rows, last->cols, unfinished ?
+		set(c, CRIT_NOT_CHECKED, NULL, "right up to %s, but not checked at every size: the "
+		    "kernel did not finish %s", KIND_SIZE(o->l->kind, last->rows, last->cols), unfinished ?
 		    "every run" : "the runs after it");
 	else   /* max_rel_error: |got - expect| / the element's scale (kind.h: bound) */
-		set(c, CRIT_PASS, NULL, "%d sizes up to %dx%d, every element within its rounding "
-		    "bound; largest error %.2g of the element's scale (sum|a*b| for a dot product, "
-		    "|value| for a copy)", done, last->rows, last->cols, maxerr);
+		set(c, CRIT_PASS, NULL, "%d sizes up to %s, every element within its bound (%s); "
+		    "largest error %.2g", done, KIND_SIZE(o->l->kind, last->rows, last->cols),
+		    lesson_say(o->l, KS_SCALE), maxerr);
 }
 
 static void eval_memory(const check_opts *o, check_report *rep)
@@ -283,11 +306,14 @@ static void eval_memory(const check_opts *o, check_report *rep)
 	check_crit *c = crit(rep, CRIT_MEMORY_SAFE);
 	const check_child *ch = &rep->child;
 	char found[500];
+	char try_[400];
+	snprintf(try_, sizeof try_, "guard every global access with the real size (%s): the "
+	         "global size is rounded up to a multiple of the work-group",
+	         lesson_say(o->l, KS_GUARD));
 	for (int i = 0; i < ch->nruns; i++)
 		if (ch->runs[i].violations) {
-			set(c, CRIT_FAIL, "guard every global access with the real size (row < N, col < "
-			    "N): the global size is rounded up to a multiple of the work-group",
-			    "%s at %dx%d", ch->runs[i].guard_msg, ch->runs[i].rows, ch->runs[i].cols);
+			set(c, CRIT_FAIL, try_, "%s at %s", ch->runs[i].guard_msg,
+			    KIND_SIZE(o->l->kind, ch->runs[i].rows, ch->runs[i].cols));
 			return;
 		}
 	if (analysis_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
@@ -302,9 +328,11 @@ static void eval_memory(const check_opts *o, check_report *rep)
 		return;
 	}
 	if (rep->child_crashed && ch->nruns) {
-		set(c, CRIT_FAIL, "a crash after a kernel ran is almost always a write outside a buffer "
-		    "that corrupted the host's memory: guard every store", "the grader's child %s: "
-		    "the kernel is not memory-safe", rep->run_end);
+		snprintf(try_, sizeof try_, "a crash after a kernel ran is almost always an access "
+		         "outside a buffer (a write that corrupted the host's memory, or a read far "
+		         "past the end): guard every load and store (%s)", lesson_say(o->l, KS_GUARD));
+		set(c, CRIT_FAIL, try_, "the grader's child %s: the kernel is not memory-safe",
+		    rep->run_end);
 		return;
 	}
 	if (rep->an.state == ANALYSIS_FAILED) {
@@ -390,12 +418,9 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 	const char *named = strstr(found, " of '");   /* Oclgrind names the buffer */
 	if (named)
 		snprintf(var, sizeof var, "%.*s", (int)strcspn(named + 5, "'"), named + 5);
-	char div[500];
+	char div[500], own[400];
 	if (divergence(o, source, rep, div, sizeof div))
-		set(c, CRIT_FAIL, "every work-item of a work-group must reach every barrier: do not "
-		    "return early or put the barriers under the edge guard; keep every work-item in "
-		    "the tile loop, load 0 outside the matrix, and guard only the loads and the final "
-		    "store", "%s", div);
+		set(c, CRIT_FAIL, lesson_say(o->l, KS_DIVERGENCE_TRY), "%s", div);
 	else if (n && race_across_groups(rep) && diag_has_barrier(source) &&
 	         rep->an.races_global_rw > 0)   /* one group reads what another writes; two
 	                                           groups writing one element: indexing, below */
@@ -404,11 +429,12 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 		    "memory), or split the work into two kernel launches", "%s -- the racing "
 		    "work-items are in different work-groups, and a barrier only synchronises the "
 		    "work-items of one work-group", found);
-	else if (global)
-		set(c, CRIT_FAIL, "make the store's index different for every work-item (each "
-		    "work-item computes and writes its own element: row from get_global_id(1), column "
-		    "from get_global_id(0)), and read no element another work-item writes; a barrier "
-		    "cannot fix this, it orders only the work-items of one group", "%s %s%s (an indexing "
+	else if (global && snprintf(own, sizeof own, "make the store's index different for every "
+	                            "work-item (each work-item computes and writes its own "
+	                            "element%s), and read no element another work-item writes; a "
+	                            "barrier cannot fix this, it orders only the work-items of one "
+	                            "group", lesson_say(o->l, KS_STORE_OWN)) > 0)
+		set(c, CRIT_FAIL, own, "%s %s%s (an indexing "
 		    "problem, not a missing barrier): %s", global == 1 ? "two work-items write one "
 		    "element of" : "a work-item reads an element of", var, global == 1 ? "" :
 		    " that another writes", found);
@@ -473,9 +499,11 @@ static void eval_local(const check_opts *o, check_report *rep)
 /* The fix that works for the worst site's pattern (bank.h), from the lane stride of one warp
  * and from a conflict-free access to the same variable (a transpose's other side: swapping
  * this site's indices would only move the conflict there). */
-static void conflict_fix(const check_site *w, int banks, char *buf, size_t len)
+static void conflict_fix(const lesson *l, const check_site *w, int banks, char *buf, size_t len)
 {
-	bank_fix(w->stride, banks, w->free_line, w->free_access[0] ? w->free_access : NULL, buf, len);
+	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), l->kind->tile_2d };
+	bank_fix(&words, w->stride, banks, w->free_line, w->free_access[0] ? w->free_access : NULL,
+	         w->free_broadcast, buf, len);
 }
 
 static void eval_conflicts(const check_opts *o, check_report *rep)
@@ -498,7 +526,7 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 		return;
 	}
 	char fix[400];
-	conflict_fix(w, bp ? bp->banks : 32, fix, sizeof fix);
+	conflict_fix(o->l, w, bp ? bp->banks : 32, fix, sizeof fix);
 	if (w->n_way > 2)
 		set(c, CRIT_FAIL, fix,
 		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "
@@ -595,8 +623,9 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 	}
 	double s = ch->baseline_ms / ch->kernel_ms;
 	char measured[240];
-	snprintf(measured, sizeof measured, "%.2fx the naive baseline at %dx%d (%.3g ms vs %.3g ms, "
-	         "median of %d interleaved runs)", s, ch->time_rows, ch->time_cols, ch->kernel_ms,
+	snprintf(measured, sizeof measured, "%.2fx the naive baseline at %s (%.3g ms vs %.3g ms, "
+	         "median of %d interleaved runs)", s, KIND_SIZE(o->l->kind, ch->time_rows,
+	         ch->time_cols), ch->kernel_ms,
 	         ch->baseline_ms, ch->time_reps);
 	if (bar <= 0) {
 		/* measured, not judged: see GUIDE.md "Speedup thresholds" */
@@ -636,7 +665,7 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	for (int id = 0; id < CRIT_COUNT; id++)
 		if (o->l->criteria & CRIT_BIT(id))
 			rep->crit[rep->ncrit++].id = (lesson_crit)id;
-	eval_builds(o, rep);
+	eval_builds(o, source, rep);
 	int built = crit(rep, CRIT_BUILDS)->status == CRIT_PASS;
 	if (built) {
 		eval_runs(o, source, rep);
@@ -665,6 +694,8 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 		failed += rep->crit[i].status == CRIT_FAIL;
 	}
 	mark_env(o, rep);
+	if (built)
+		cause_apply(o, rep);
 	rep->verdict_pass = failed == 0;
 	rep->exit_code = failed ? 1 : 0;
 	/* The grader's own failure is never the student's: exit 2, so that batch grades the

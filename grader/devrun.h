@@ -160,6 +160,6 @@ void devrun_judge_rest(const devrun_plan *pl, const devrun_page *pg, const check
                        const ref_problem *refs, check_child *ch);
 
 /* "running at 17x17", "timing at 480x480": what the child was doing at slot `at`. */
-void devrun_stage(const devrun_plan *pl, int at, char *buf, size_t len);
+void devrun_stage(const devrun_plan *pl, const kind *k, int at, char *buf, size_t len);
 
 #endif

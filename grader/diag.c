@@ -437,6 +437,34 @@ static int any_barrier(const char *flags, int line, void *arg)
 	return line;
 }
 
+int diag_declares(const char *source, int line, const char *name)
+{
+	char text[512];
+	source_line(source, line, text, sizeof text);
+	size_t n = strlen(name);
+	for (const char *p = text; (p = strstr(p, name)) != NULL; p += n) {
+		int starts = p == text || !ident_char(p[-1]), ends = !ident_char(p[n]);
+		if (!starts || !ends)
+			continue;
+		const char *q = p + n;
+		while (*q == ' ' || *q == '\t')
+			q++;
+		const char *b = p;
+		while (b > text && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		/* "int TILE", "const int TILE = 16", "float TILE[4]", "#define TILE" or "TILE = 16"
+		 * (not "return TILE", "x == TILE") */
+		const char *w = b;
+		while (w > text && ident_char(w[-1]))
+			w--;
+		int after_word = w < b && strncmp(w, "return", 6) != 0 && strncmp(w, "case", 4) != 0 &&
+		                 strncmp(w, "sizeof", 6) != 0;
+		if ((*q == '=' && q[1] != '=') || after_word)
+			return 1;
+	}
+	return 0;
+}
+
 int diag_has_barrier(const char *source)
 {
 	return each_barrier(source, any_barrier, NULL) != 0;
@@ -479,12 +507,15 @@ static int multiple(const diag_size *s, int tile)
 	return tile > 1 && s->rows % tile == 0 && s->cols % tile == 0;
 }
 
-int diag_sizes(const char *mixup_msg, const char *mixup_try, const diag_size *s, int n,
-               int tile, char *extra, size_t elen, char *try_, size_t tlen)
+int diag_sizes(const lesson *l, const diag_size *s, int n, int tile, char *extra, size_t elen,
+               char *try_, size_t tlen)
 {
+	const kind *k = l->kind;
 	const diag_size *wrong = NULL, *right = NULL, *right_multiple = NULL;
 	int wrong_multiple = 0, square_wrong = 0, square_right = 0, nonsquare_multiple_wrong = 0;
 	extra[0] = try_[0] = '\0';
+	if (k->sizes_pattern && k->sizes_pattern(s, n, tile, extra, elen, try_, tlen))
+		return 1;
 	for (int i = 0; i < n; i++) {
 		int sq = s[i].rows == s[i].cols, mul = multiple(&s[i], tile);
 		if (s[i].right) {
@@ -502,21 +533,21 @@ int diag_sizes(const char *mixup_msg, const char *mixup_try, const diag_size *s,
 	}
 	if (!wrong)
 		return 0;
-	if (mixup_msg && nonsquare_multiple_wrong && square_right && !square_wrong) {
-		snprintf(extra, elen, "%s", mixup_msg);
-		snprintf(try_, tlen, "%s", mixup_try ? mixup_try : "");
+	if (k->mixup_msg && nonsquare_multiple_wrong && square_right && !square_wrong) {
+		snprintf(extra, elen, "%s", k->mixup_msg);
+		snprintf(try_, tlen, "%s", k->mixup_try ? k->mixup_try : "");
 	} else if (right_multiple && !wrong_multiple) {
-		snprintf(extra, elen, " -- right at %dx%d, a multiple of TILE=%d, and wrong only at "
-		         "sizes with a partial last tile: the work-items past the edge (the global size "
-		         "is rounded up to a multiple of TILE) load or store outside the matrix, or skip "
-		         "work the edge needs", right_multiple->rows, right_multiple->cols, tile);
-		snprintf(try_, tlen, "guard every global load and store with the real size (the "
-		         "lesson's N, or rows and cols), load 0 for a tile element past the edge, and "
-		         "let every work-item still reach each barrier");
+		snprintf(extra, elen, " -- right at %s, a multiple of TILE=%d, and wrong only at "
+		         "sizes with a partial last work-group: the work-items past the end (the global "
+		         "size is rounded up to a multiple of the work-group) %s",
+		         KIND_SIZE(k, right_multiple->rows, right_multiple->cols), tile,
+		         lesson_say(l, KS_EDGE));
+		snprintf(try_, tlen, "%s", lesson_say(l, KS_EDGE_TRY));
 	} else if (right && (right->rows > 1 || right->cols > 1)) {
-		snprintf(extra, elen, " -- right at %dx%d, so look for a hard-coded size or an "
-		         "assumption that the size is a multiple of TILE", right->rows, right->cols);
-		snprintf(try_, tlen, "use N (or rows/cols) everywhere, and guard the last partial tile");
+		snprintf(extra, elen, " -- right at %s, so look for a hard-coded size or an "
+		         "assumption that the size is a multiple of TILE", KIND_SIZE(k, right->rows,
+		         right->cols));
+		snprintf(try_, tlen, "%s", lesson_say(l, KS_SIZE_TRY));
 	} else {
 		return 0;
 	}

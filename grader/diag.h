@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "lesson.h"
+
 
 /* Rewrite a raw build log.  Lines "error: FILE:L:C: msg" (PoCL) and "FILE:L:C: error: msg"
  * (clang, NVIDIA) become "path:L:C: error: msg" followed by the source line and a caret; lines
@@ -62,18 +64,22 @@ int diag_barrier_in_if(const char *source, char *cond, size_t len, int *cond_lin
  * tile), or 0 when there is none. */
 int diag_global_only_fence(const char *source);
 
-/* One correctness run, as the size diagnosis sees it. */
-typedef struct diag_size { int rows, cols, right; } diag_size;
 
-/* What the pattern of right and wrong sizes says, for a kernel wrong at some size:
+/* Does line `line` of source declare `name` (a variable, array or macro of that name: "const
+ * int TILE = 16", "#define TILE 16")?  Words only: TILE2 and MY_TILE are other names. */
+int diag_declares(const char *source, int line, const char *name);
+
+/* What the pattern of right and wrong sizes says, for a kernel wrong at some size of lesson
+ * l, in its words (lesson_say):
+ *   - first the kind's own reading of the pattern (kind.sizes_pattern), when it has one;
  *   - a non-square multiple of TILE is wrong while the square sizes are right: the kind's
  *     mix-up remark and try (rows and cols mixed up), when it has one (mixup_msg non-NULL);
  *   - every wrong size has a partial tile and a size that is a multiple of TILE is right:
  *     edge handling ("right at 32x96, a multiple of TILE=32, and wrong only at ...");
  *   - otherwise a size is right: a hard-coded size or a TILE-multiple assumption.
  * Writes " -- why" into extra and what to try into try_; returns 0 when nothing is said. */
-int diag_sizes(const char *mixup_msg, const char *mixup_try, const diag_size *s, int n,
-               int tile, char *extra, size_t elen, char *try_, size_t tlen);
+int diag_sizes(const lesson *l, const diag_size *s, int n, int tile, char *extra, size_t elen,
+               char *try_, size_t tlen);
 
 /* The pattern text for an output the kernel reads before writing (n_dep of n elements came
  * out NaN from the NaN-filled output and right when the output was zeroed first), and what

@@ -20,10 +20,30 @@
 
 enum { LESSON_MAX_SIZES = 10, KIND_MAX_SCALARS = 4 };
 
+/* The sentences of the grader's messages that depend on what the kernel computes, by
+ * situation.  A kind words those it needs in its own terms (a matrix's rows and columns, a
+ * reduction's n); NULL keeps the default of kind.c, which holds no word of any one kind. */
+typedef enum kind_say_id {
+	KS_GUARD,          /* the guard of a global access, e.g. "if (row < N && col < N)"       */
+	KS_EDGE,           /* what the work-items past the end do wrong (diag_sizes)              */
+	KS_EDGE_TRY,       /* ... and the try                                                    */
+	KS_SIZE_TRY,       /* right at one size only: use the real size everywhere               */
+	KS_DIVERGENCE_TRY, /* keep every work-item at every barrier                              */
+	KS_STORE_OWN,      /* how a work-item finds the one element it stores                    */
+	KS_SCALE,          /* the element's scale in correct's PASS line                         */
+	KS_PAD,            /* the padding fix of a strided __local access                        */
+	KS_SWIZZLE,        /* the swizzle fix ("" : none for this kind's arrays)                 */
+	KS_EDGE_PART,      /* what the last partial group of a size covers ("rows or columns")   */
+	KS_COUNT
+} kind_say_id;
+
 /* A problem size.  Matmul: rows = cols = N.  Transpose: the input is rows x cols. */
 typedef struct lesson_size { int rows, cols; } lesson_size;
 
 struct ref_problem;
+
+/* One correctness run, as the size diagnosis sees it (diag_sizes). */
+typedef struct diag_size { int rows, cols, right; } diag_size;
 
 /* What the Oclgrind analysis measured at its first size, rows x cols at TILE = tile, for a
  * kind's token_local. */
@@ -104,13 +124,38 @@ typedef struct kind {
 	/* When a non-square multiple of TILE is wrong while the square sizes are right (rows and
 	 * cols mixed up): the remark and the try; NULL when the kind has no such mix-up. */
 	const char *mixup_msg, *mixup_try;
+	/* The kind's own reading of which sizes are right and which wrong (diag_sizes): writes
+	 * " -- why" into extra and the try, returns 1; 0 leaves it to the generic reading.  May
+	 * be NULL. */
+	int (*sizes_pattern)(const diag_size *s, int n, int tile, char *extra, size_t elen,
+	                     char *try_, size_t tlen);
 	/* Why speed is not judged on a CPU device, for this kind. */
 	const char *cpu_speed_note;
 	/* What to try when a global access is not coalesced (the criterion `coalesced`). */
 	const char *coalesce_try;
+
+	/* ---- words ---- */
+	int dims;                             /* 1: a size is n = cols (rows 1); 2: rows x cols */
+	int tile_2d;                          /* its __local arrays are 2-D tiles: swapping an
+	                                         access's two indices is a fix to talk about   */
+	const char *say[KS_COUNT];            /* kind_say                                       */
+	/* Where output element (r, c) is, for a message ("row 3, column 5"); NULL: kind.c's
+	 * default by dims. */
+	void (*where)(int r, int c, char *buf, size_t len);
 } kind;
 
+/* k's sentence for situation id: its own, else the kind-agnostic default (kind.c). */
+const char *kind_say(const kind *k, kind_say_id id);
+/* A size in k's words: "17x23", or "n=257" for a 1-D kind; into buf, which it returns. */
+const char *kind_size_text(const kind *k, int rows, int cols, char *buf, size_t len);
+#define KIND_SIZE(k, rows, cols) kind_size_text((k), (rows), (cols), (char[48]){ 0 }, 48)
+/* Output element (r, c) in k's words ("element 1029" for a 1-D kind): into buf, returned. */
+const char *kind_where(const kind *k, int r, int c, char *buf, size_t len);
+#define KIND_WHERE(k, r, c) kind_where((k), (r), (c), (char[64]){ 0 }, 64)
+
 extern const kind kind_matmul, kind_transpose, kind_reduction;
+/* Lesson-level words (lesson.h say) a kind offers for lessons it serves in a simpler form. */
+extern const char *const kind_matmul_untiled[KS_COUNT];
 
 /* The reduction's launch and bound (kind_reduction.c): work-groups for n elements at TILE,
  * and the largest |sum - reference| accepted given sum |x_i|. */
@@ -124,5 +169,7 @@ size_t kind_round_up(size_t x, size_t m);
  * dimension 1 over rows, each rounded up to TILE; and its work-group size, TILE * TILE. */
 int kind_geometry_2d(const struct ref_problem *p, int tile, size_t global[3], size_t local[3]);
 int kind_group_2d(int tile);
+/* Element (r, c) of a matrix kind's output: "row r, column c" (kind.where). */
+void kind_where_2d(int r, int c, char *buf, size_t len);
 
 #endif

@@ -102,6 +102,15 @@ static int token_local(const kind_traffic *t, char *msg, size_t len, const char 
 	return 1;
 }
 
+/* The words of a matmul lesson without tiles, __local memory or barriers (lesson 1). */
+const char *const kind_matmul_untiled[KS_COUNT] = {
+	[KS_EDGE] = "load or store outside the matrix: the global size is rounded up to a multiple "
+	            "of the 16 x 16 work-group",
+	[KS_EDGE_TRY] = "guard every load and store with the real size N (if (row < N && col < N)): "
+	                "work-items past the edge exist",
+	[KS_SIZE_TRY] = "use N everywhere, with no size of your own",
+};
+
 const kind kind_matmul = {
 	.name = "matmul",
 	.sizes = { {1, 1}, {17, 17}, {100, 100}, {256, 256} },
@@ -129,8 +138,30 @@ const kind kind_matmul = {
 	.token_local = token_local,
 	.cpu_speed_note = "tiling's fewer global loads do not reliably beat the CPU's caches (the "
 	                  "reference solution measures 0.7-1.0x here)",
-	.coalesce_try = "put the column on dimension 0 (col = get_global_id(0), row = "
-	                "get_global_id(1)) so that the lanes of a warp read B[k][col], B[k][col+1], ... "
-	                "and write neighbouring elements of C; in a tiled kernel let get_local_id(0) walk "
-	                "along a row of A and of B when loading each tile",
+	.coalesce_try = "make that access's index step by 1 from one lane to the next: with col = "
+	                "get_global_id(0) and row = get_global_id(1), read B[k * N + col] (not "
+	                "B[col * N + k]) and write C[row * N + col]; in a tiled kernel let "
+	                "get_local_id(0) walk along a row of A and of B when loading each tile",
+	.dims = 2,
+	.tile_2d = 1,
+	.where = kind_where_2d,
+	.say = {
+		[KS_GUARD] = "if (row < N && col < N)",
+		[KS_EDGE] = "load or store outside the matrix, or skip work the edge needs",
+		[KS_EDGE_TRY] = "guard every global load and store with the real size N, load 0 for a "
+		                "tile element past the edge, and let every work-item still reach each "
+		                "barrier",
+		[KS_SIZE_TRY] = "use N everywhere, and let the loop over tiles cover a partial last tile "
+		                "((N + TILE - 1) / TILE tiles, not N / TILE)",
+		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach every barrier: do not "
+		                      "return early or put the barriers under the edge guard; keep every "
+		                      "work-item in the tile loop, load 0 outside the matrix, and guard "
+		                      "only the loads and the final store",
+		[KS_STORE_OWN] = " (row from get_global_id(1), column from get_global_id(0))",
+		[KS_SCALE] = "the largest error is given as a fraction of the element's scale, sum|a*b| "
+		             "over its dot product",
+		[KS_PAD] = "pad each row by one element (tile[TILE][TILE+1]) to make the stride odd",
+		[KS_SWIZZLE] = "XOR-swizzle the column (tile[r][c ^ r])",
+		[KS_EDGE_PART] = "rows or columns",
+	},
 };

@@ -187,6 +187,48 @@ static int token_local(const kind_traffic *t, char *msg, size_t len, const char 
 	return 1;
 }
 
+/* Right and wrong sizes, in the reduction's terms: each work-item loads one element while n
+ * fits the global size, several beyond it; a size of one work-group has no second partial
+ * sum.  Right while every work-item loads at most one element and wrong past that: the loop
+ * over i, i + g, i + 2g, ... (g = get_global_size(0)); right in one group and wrong in two:
+ * a group's partial sum, or its share, is lost. */
+static int sizes_pattern(const diag_size *s, int n, int tile, char *extra, size_t elen,
+                         char *try_, size_t tlen)
+{
+	int one_right = 0, one_wrong = 0, many_wrong = 0, group_right = 0, groups_wrong = 0;
+	int first_many_wrong = 0;
+	size_t g = 0;
+	for (int i = 0; i < n; i++) {
+		size_t gs = kind_reduce_groups(s[i].cols, tile) * (size_t)tile;
+		int many = (size_t)s[i].cols > gs;
+		if (many && !s[i].right && !first_many_wrong)
+			first_many_wrong = s[i].cols, g = gs;
+		one_right += !many && s[i].right, one_wrong += !many && !s[i].right;
+		many_wrong += many && !s[i].right;
+		group_right += s[i].cols <= tile && s[i].right;
+		groups_wrong += s[i].cols > tile && !many && !s[i].right;
+	}
+	if (one_right && !one_wrong && many_wrong) {
+		snprintf(extra, elen, " -- right at every n up to the global size (%zu work-items, "
+		         "one element each) and wrong at n=%d, where each work-item adds several: the "
+		         "loop over i, i + get_global_size(0), i + 2 * get_global_size(0), ... skips or "
+		         "repeats elements", g, first_many_wrong);
+		snprintf(try_, tlen, "let each work-item add every element i, i + g, i + 2g, ... below "
+		         "n (g = get_global_size(0)), each exactly once; a loop that loads several per "
+		         "turn must guard every load with its own index < n");
+		return 1;
+	}
+	if (group_right && groups_wrong) {
+		snprintf(extra, elen, " -- right within one work-group (n <= %d) and wrong with two "
+		         "or more: a group's partial sum is lost, or the last, partial group reads or "
+		         "drops elements past n", tile);
+		snprintf(try_, tlen, "let every group write its sum to partial[get_group_id(0)], and "
+		         "guard each load with i < n (adding 0 past the end)");
+		return 1;
+	}
+	return 0;
+}
+
 /* bytes a perfect kernel reads: every element once */
 static double work(int rows, int cols) { (void)rows; return (double)cols * sizeof(float); }
 
@@ -230,4 +272,25 @@ const kind kind_reduction = {
 	.token_local = token_local,
 	.cpu_speed_note = "the sum is bound by the CPU's memory bandwidth, and the tree's barriers "
 	                  "in __local memory (ordinary cached RAM there) cost more than they save",
+	.sizes_pattern = sizes_pattern,
+	.dims = 1,
+	.say = {
+		[KS_GUARD] = "if (i < n)",
+		[KS_EDGE] = "load past the end of in (the last group is partial), or drop the elements "
+		            "the last work-items own",
+		[KS_EDGE_TRY] = "guard every load with i < n and add 0 for a value past the end; every "
+		                "work-item must still reach each barrier",
+		[KS_SIZE_TRY] = "use n everywhere: a loop striding by get_global_size(0) loads every "
+		                "element once, whatever n is",
+		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach every barrier: keep "
+		                      "the barrier outside the if of the tree step (if (l < d) s[l] += "
+		                      "s[l + d]; then barrier(CLK_LOCAL_MEM_FENCE) for every work-item)",
+		[KS_STORE_OWN] = " (partial[get_group_id(0)], written once, by one work-item of the group)",
+		[KS_SCALE] = "each partial sum within its bound, a fraction of the sum of |x| over its "
+		             "elements",
+		[KS_PAD] = "let neighbouring lanes use neighbouring words: sequential addressing "
+		           "(s[l] += s[l + d], with d halving from the group size)",
+		[KS_SWIZZLE] = "",
+		[KS_EDGE_PART] = "elements",
+	},
 };

@@ -98,4 +98,23 @@ const kind kind_transpose = {
 	.cpu_speed_note = "padding and bank conflicts cannot show in the timing (conflict_free is "
 	                  "judged by the GPU bank model instead) and the tile's staging often costs "
 	                  "more than it saves",
+	.dims = 2,
+	.tile_2d = 1,
+	.where = kind_where_2d,
+	.say = {
+		[KS_GUARD] = "if (row < rows && col < cols) on the load, and the swapped test on the store",
+		[KS_EDGE] = "load or store outside the matrix, or skip work the edge needs",
+		[KS_EDGE_TRY] = "guard every global load and store with the real size (rows and cols: "
+		                "in is rows x cols, out is cols x rows), and let every work-item still "
+		                "reach each barrier",
+		[KS_SIZE_TRY] = "use rows and cols everywhere, and guard the last partial tile",
+		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach every barrier: do not "
+		                      "return early or put the barrier under the edge guard; guard only "
+		                      "the load into the tile and the store out of it",
+		[KS_STORE_OWN] = " (out[col * rows + row] for the element in[row * cols + col] it read)",
+		[KS_SCALE] = "a copy: every element must equal its input exactly",
+		[KS_PAD] = "pad each row by one element (tile[TILE][TILE+1]) to make the stride odd",
+		[KS_SWIZZLE] = "XOR-swizzle the column (tile[r][c ^ r])",
+		[KS_EDGE_PART] = "rows or columns",
+	},
 };

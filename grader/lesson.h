@@ -36,6 +36,9 @@ typedef struct lesson {
 	                               kernel natively, which can forge them (devrun.h) */
 	double speedup_gpu;         /* pass bar on a GPU device (measured on an H200)        */
 	int tiles[LESSON_MAX_TILES];/* TILE sweep (lesson 4), 0-terminated; empty: tile only */
+	const char *const *say;     /* KS_COUNT words of the lesson's own where its kind's do not
+	                               fit it (lesson 1 has no tiles and no barriers: they live
+	                               in its kind's file); NULL, or a NULL entry: the kind's */
 } lesson;
 
 /* Number of lessons, and lesson i (0-based) of the table. */
@@ -56,6 +59,10 @@ lesson_size lesson_analysis_size(const lesson *l, uint64_t seed);
  * range drawn from. */
 lesson_size lesson_analysis_size_at(const lesson *l, uint64_t seed, int tile,
                                     lesson_size *range_lo, lesson_size *range_hi);
+
+/* The words of situation id for lesson l: its own, else its kind's, else the default
+ * (kind.h, kind_say). */
+const char *lesson_say(const lesson *l, kind_say_id id);
 
 /* Criterion id string ("memory_safe") and back (-1 when unknown). */
 const char *lesson_crit_id(lesson_crit c);

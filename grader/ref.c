@@ -22,21 +22,6 @@ float ref_randf(uint64_t *s)
 	return (float)((double)(ref_rand(s) >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
 }
 
-size_t kind_round_up(size_t x, size_t m)
-{
-	return (x + m - 1) / m * m;
-}
-
-int kind_geometry_2d(const ref_problem *p, int tile, size_t global[3], size_t local[3])
-{
-	local[0] = local[1] = (size_t)tile;
-	global[0] = kind_round_up((size_t)p->cols, (size_t)tile);
-	global[1] = kind_round_up((size_t)p->rows, (size_t)tile);
-	return 2;
-}
-
-int kind_group_2d(int tile) { return tile * tile; }
-
 static int setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
                  int with_ref)
 {
@@ -131,6 +116,10 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 		snprintf(r->pattern, sizeof r->pattern, "no element of %s was written (all still hold the "
 		         "grader's NaN fill): does the kernel store its result, and is the store's guard right?",
 		         p->out_name);
+	else if (zeros == n && tile > 1 && (p->out_rows < tile || p->out_cols < tile))
+		snprintf(r->pattern, sizeof r->pattern, "every element of %s is 0 at this size: the "
+		         "loop that adds into it runs zero times here (a trip count that rounds down to "
+		         "0, like n / %d, or that stops one short, like k < n - 1)", p->out_name, tile);
 	else if (zeros == n)
 		snprintf(r->pattern, sizeof r->pattern, "every element of %s is 0: the kernel stores "
 		         "without accumulating anything", p->out_name);
@@ -142,19 +131,20 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 		         "reading uninitialised __local memory, or reading outside a buffer (the grader's "
 		         "guard zones around every buffer hold NaN)", r->nonfinite);
 	else if (edge_only(p, got, tile))
-		snprintf(r->pattern, sizeof r->pattern, "only the last partial tile is wrong (rows or "
-		         "columns from %d on): edge handling -- %d is not a multiple of TILE=%d, so loads "
+		snprintf(r->pattern, sizeof r->pattern, "only the last partial tile is wrong (%s "
+		         "from %d on): edge handling -- %d is not a multiple of TILE=%d, so loads "
 		         "past the edge must read 0 and stores past it must be skipped",
-		         (p->out_rows % tile) ? p->out_rows / tile * tile : p->out_cols / tile * tile,
+		         kind_say(p->kind, KS_EDGE_PART), (p->out_rows % tile) ? p->out_rows / tile * tile : p->out_cols / tile * tile,
 		         (p->out_rows % tile) ? p->out_rows : p->out_cols, tile);
 	else if (r->unwritten)
 		snprintf(r->pattern, sizeof r->pattern, "%zu of %zu elements were never written (still "
-		         "the grader's NaN fill), first at row %d, column %d: some work-items return or "
-		         "skip their store", r->unwritten, n, r->first_row, r->first_col);
+		         "the grader's NaN fill), first at %s: some work-items return, skip their "
+		         "store, or store to another work-item's element", r->unwritten, n,
+		         KIND_WHERE(p->kind, r->first_row, r->first_col));
 	else
-		snprintf(r->pattern, sizeof r->pattern, "%zu of %zu elements are wrong, first at row %d, "
-		         "column %d: got %.7g, expected %.7g", r->bad, n, r->first_row, r->first_col,
-		         r->got, r->expected);
+		snprintf(r->pattern, sizeof r->pattern, "%zu of %zu elements are wrong, first at %s: "
+		         "got %.7g, expected %.7g", r->bad, n,
+		         KIND_WHERE(p->kind, r->first_row, r->first_col), r->got, r->expected);
 }
 
 /* Count the raw output's unwritten and non-finite elements; the first unwritten one. */
@@ -271,10 +261,10 @@ void ref_check_sample(const ref_problem *p, const float *got, int samples, uint6
 	r->passed = r->bad == 0;
 	if (r->unwritten)
 		snprintf(r->pattern, sizeof r->pattern, "%zu of %zu elements were never written at this "
-		         "size, first at row %d, column %d", r->unwritten, p->out_len, r->first_row,
-		         r->first_col);
+		         "size, first at %s", r->unwritten, p->out_len,
+		         KIND_WHERE(p->kind, r->first_row, r->first_col));
 	else if (!r->passed)
 		snprintf(r->pattern, sizeof r->pattern, "%zu of %d sampled elements are wrong at this "
-		         "size, first at row %d, column %d: got %.7g, expected %.7g", r->bad, samples,
-		         r->first_row, r->first_col, r->got, r->expected);
+		         "size, first at %s: got %.7g, expected %.7g", r->bad, samples,
+		         KIND_WHERE(p->kind, r->first_row, r->first_col), r->got, r->expected);
 }

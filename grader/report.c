@@ -156,17 +156,19 @@ static void text_analysis_sizes(FILE *f, const check_report *rep)
 	if (!rep->nanalyses)
 		return;
 	fprintf(f, "\n%sanalysis%s under Oclgrind at", C_BOLD, C_END);
+	const kind *k = l->kind;
 	for (int i = 0; i < rep->nanalyses; i++)
-		fprintf(f, "%s %dx%d (TILE=%d)", i ? "," : "", rep->analyses[i].rows,
-		        rep->analyses[i].cols, rep->analyses[i].tile);
-	fprintf(f, "%s: drawn from seed %llu within %dx%d..%dx%d", C_DIM,
-	        (unsigned long long)rep->opts.seed, rep->analyses[0].lo.rows, rep->analyses[0].lo.cols,
-	        rep->analyses[0].hi.rows, rep->analyses[0].hi.cols);
+		fprintf(f, "%s %s (TILE=%d)", i ? "," : "", KIND_SIZE(k, rep->analyses[i].rows,
+		        rep->analyses[i].cols), rep->analyses[i].tile);
+	fprintf(f, "%s: drawn from seed %llu within %s..%s", C_DIM,
+	        (unsigned long long)rep->opts.seed,
+	        KIND_SIZE(k, rep->analyses[0].lo.rows, rep->analyses[0].lo.cols),
+	        KIND_SIZE(k, rep->analyses[0].hi.rows, rep->analyses[0].hi.cols));
 	for (int i = 1; i < rep->nanalyses; i++)
-		fprintf(f, " (%dx%d..%dx%d at TILE=%d)", rep->analyses[i].lo.rows, rep->analyses[i].lo.cols,
-		        rep->analyses[i].hi.rows, rep->analyses[i].hi.cols, rep->analyses[i].tile);
+		fprintf(f, " (%s..%s at TILE=%d)", KIND_SIZE(k, rep->analyses[i].lo.rows,
+		        rep->analyses[i].lo.cols), KIND_SIZE(k, rep->analyses[i].hi.rows,
+		        rep->analyses[i].hi.cols), rep->analyses[i].tile);
 	fprintf(f, ", never a multiple of TILE, so edge work-items exist%s\n", C_END);
-	(void)l;
 }
 
 static void text_occupancy(FILE *f, const check_report *rep)
@@ -181,7 +183,7 @@ static void text_occupancy(FILE *f, const check_report *rep)
 	fprintf(f, "; ");
 	if (ch->registers)
 		fprintf(f, "%d registers per work-item measured by the device's compiler, used for "
-		        "the NVIDIA rows)\n", ch->registers);
+		        "the NVIDIA profiles)\n", ch->registers);
 	else
 		fprintf(f, "registers not reported by this device, so assumed not limiting)\n");
 	for (int i = 0; i < rep->nocc; i++) {
@@ -344,8 +346,9 @@ void report_text(FILE *f, const check_report *rep)
 	if (ch->timed) {
 		const char *unit = l->kind->rate_unit;
 		double work = l->kind->work(ch->time_rows, ch->time_cols);
-		fprintf(f, "\n%stiming%s at %dx%d: kernel %.3g ms (%.2f %s)", C_BOLD, C_END, ch->time_rows,
-		        ch->time_cols, ch->kernel_ms, work / ch->kernel_ms * 1e-6, unit);
+		fprintf(f, "\n%stiming%s at %s: kernel %.3g ms (%.2f %s)", C_BOLD, C_END,
+		        KIND_SIZE(l->kind, ch->time_rows, ch->time_cols), ch->kernel_ms,
+		        work / ch->kernel_ms * 1e-6, unit);
 		if (ch->baseline_ms > 0)
 			fprintf(f, ", naive baseline %.3g ms (%.2f %s)", ch->baseline_ms,
 			        work / ch->baseline_ms * 1e-6, unit);
@@ -399,7 +402,8 @@ void report_text(FILE *f, const check_report *rep)
 	        rep->exit_code == 2 ? "NOT GRADED (the grader's own failure, exit 2)" :
 	        rep->verdict_pass ? "PASS" : "FAIL", C_END);
 	if (failed)
-		fprintf(f, " (%d of %d criteria failed, first: %s)", failed, rep->ncrit, first);
+		fprintf(f, " (%d of %d criteria failed, first: %s%s)", failed, rep->ncrit, first,
+		        rep->cause.kind ? ", the cause of the others marked \"a symptom\"" : "");
 	if (unchecked)
 		fprintf(f, " (%d not checked)", unchecked);
 	fputc('\n', f);
@@ -661,8 +665,19 @@ cJSON *report_json(const check_report *rep)
 		cJSON_AddStringToObject(o, "message", c->msg);
 		if (c->status == CRIT_FAIL && c->try_[0])
 			cJSON_AddStringToObject(o, "try", c->try_);
+		if (c->caused)
+			cJSON_AddStringToObject(o, "caused_by", lesson_crit_id(c->caused_by));
 		cJSON_AddBoolToObject(o, "scored", !c->env);
 		cJSON_AddItemToArray(crits, o);
+	}
+	if (rep->cause.kind) {
+		static const char *const kinds[] = { "none", "barrier_divergence", "local_race",
+		                                     "out_of_bounds", "global_race", "uninitialized" };
+		cJSON *cz = cJSON_AddObjectToObject(root, "cause");
+		cJSON_AddStringToObject(cz, "criterion", lesson_crit_id(rep->cause.crit));
+		cJSON_AddStringToObject(cz, "kind", kinds[rep->cause.kind]);
+		cJSON_AddNumberToObject(cz, "line", rep->cause.line);
+		cJSON_AddStringToObject(cz, "what", rep->cause.what);
 	}
 	int score, max = report_score(rep, &score);
 	cJSON_AddNumberToObject(root, "score", score);

@@ -552,14 +552,41 @@ END_TEST
 START_TEST(test_fix_never_swaps_a_transpose)
 {
 	char buf[600];
-	bank_fix(32, 32, 9, "store", buf, sizeof buf);
+	const bank_words tile = { "pad each row by one element (tile[TILE][TILE+1])",
+	                          "XOR-swizzle the column", 1 };
+	bank_fix(&tile, 32, 32, 9, "store", 0, buf, sizeof buf);
 	ck_assert_ptr_nonnull(strstr(buf, "tile[TILE][TILE+1]"));
 	ck_assert_ptr_nonnull(strstr(buf, "would only move the conflict to the store on line 9"));
 	ck_assert_ptr_null(strstr(buf, "so neighbouring lanes touch neighbouring words"));
-	bank_fix(16, 32, 0, NULL, buf, sizeof buf);   /* every access conflicted: swap them all */
+	bank_fix(&tile, 16, 32, 0, NULL, 0, buf, sizeof buf);   /* every access conflicted: swap them all */
 	ck_assert_ptr_nonnull(strstr(buf, "swap the indices in every access"));
-	bank_fix(0, 32, 12, "load", buf, sizeof buf);
+	bank_fix(&tile, 0, 32, 12, "load", 0, buf, sizeof buf);
 	ck_assert_ptr_nonnull(strstr(buf, "move the conflict to the load on line 12"));
+}
+END_TEST
+
+START_TEST(test_fix_swaps_beside_a_broadcast)
+{
+	/* the other access reads one word for the whole warp: swapping both keeps it 1-way */
+	char buf[600];
+	const bank_words tile = { "pad each row by one element", "XOR-swizzle the column", 1 };
+	bank_fix(&tile, 16, 32, 21, "load", 1, buf, sizeof buf);
+	ck_assert_ptr_null(strstr(buf, "would only move"));
+	ck_assert_ptr_nonnull(strstr(buf, "swap the indices in every access"));
+	ck_assert_ptr_nonnull(strstr(buf, "line 21 is a broadcast"));
+}
+END_TEST
+
+START_TEST(test_fix_in_one_dimension)
+{
+	/* a 1-D array (lesson 5's tree): no rows to pad, no indices to swap */
+	char buf[600];
+	const bank_words flat = { "let neighbouring lanes use neighbouring words", "", 0 };
+	bank_fix(&flat, 8, 32, 15, "store", 0, buf, sizeof buf);
+	ck_assert_ptr_nonnull(strstr(buf, "neighbouring lanes use neighbouring words"));
+	ck_assert_ptr_null(strstr(buf, "row"));
+	ck_assert_ptr_null(strstr(buf, "swap"));
+	ck_assert_ptr_null(strstr(buf, "line 15"));
 }
 END_TEST
 
@@ -600,6 +627,8 @@ bank_suite(void)
 	tcase_add_test(t, test_bank_lanes);
 	tcase_add_test(t, test_busiest_broadcast_and_inactive);
 	tcase_add_test(t, test_fix_never_swaps_a_transpose);
+	tcase_add_test(t, test_fix_swaps_beside_a_broadcast);
+	tcase_add_test(t, test_fix_in_one_dimension);
 	suite_add_tcase(s, t);
 	return s;
 }

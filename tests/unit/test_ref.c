@@ -556,7 +556,8 @@ START_TEST(test_pattern_unwritten_subset)
 	ck_assert_uint_eq(r.nonfinite, 0);
 	ck_assert_uint_eq(r.bad, 3);
 	ck_assert_str_eq(r.pattern, "3 of 256 elements were never written (still the grader's NaN "
-	                 "fill), first at row 2, column 5: some work-items return or skip their store");
+	                 "fill), first at row 2, column 5: some work-items return, skip their store, or store "
+	                 "to another work-item's element");
 	free(g);
 	ref_free(&p);
 }

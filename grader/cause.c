@@ -1,0 +1,138 @@
+/* cause.c — one diagnosis over every criterion's evidence: which failure is the cause, and
+ * which failures are its symptoms (cause.h).  Kind-agnostic: the words come from the
+ * findings' lines and the criteria's own messages. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cause.h"
+
+static check_crit *find_crit(check_report *rep, lesson_crit id)
+{
+	for (int i = 0; i < rep->ncrit; i++)
+		if (rep->crit[i].id == id)
+			return &rep->crit[i];
+	return NULL;
+}
+
+static int failed(check_report *rep, lesson_crit id)
+{
+	const check_crit *c = find_crit(rep, id);
+	return c && c->status == CRIT_FAIL;
+}
+
+/* The cause the analysis' findings show, strongest first: a barrier not every work-item
+ * reaches makes everything after it undefined; a race on __local memory makes a result
+ * depend on timing; an out-of-bounds access reads or writes what is not the kernel's; two
+ * work-items storing to one element lose one of them; an unwritten value is garbage. */
+static void cause_of_findings(check_report *rep, check_cause *c)
+{
+	const check_analysis *an = &rep->an;
+	memset(c, 0, sizeof *c);
+	int local_races = an->nfind[FIND_DATA_RACE] - an->races_global;
+	if (an->nfind[FIND_BARRIER_DIVERGENCE] && failed(rep, CRIT_RACE_FREE)) {
+		c->kind = CAUSE_DIVERGENCE, c->crit = CRIT_RACE_FREE;
+		c->line = an->find[FIND_BARRIER_DIVERGENCE][0].line;
+		snprintf(c->what, sizeof c->what, "the barrier on line %d that not every work-item of "
+		         "a work-group reaches", c->line);
+	} else if (local_races > 0 && failed(rep, CRIT_RACE_FREE)) {
+		c->kind = CAUSE_LOCAL_RACE, c->crit = CRIT_RACE_FREE;
+		c->line = an->find[FIND_DATA_RACE][0].line;
+		snprintf(c->what, sizeof c->what, "the data race on __local memory at line %d (a "
+		         "work-item reads what another writes with no barrier between)", c->line);
+	} else if (an->nfind[FIND_OUT_OF_BOUNDS] && failed(rep, CRIT_MEMORY_SAFE)) {
+		c->kind = CAUSE_OUT_OF_BOUNDS, c->crit = CRIT_MEMORY_SAFE;
+		c->line = an->find[FIND_OUT_OF_BOUNDS][0].line;
+		snprintf(c->what, sizeof c->what, "the out-of-bounds access at line %d", c->line);
+	} else if (an->nfind[FIND_DATA_RACE] && failed(rep, CRIT_RACE_FREE)) {
+		c->kind = CAUSE_GLOBAL_RACE, c->crit = CRIT_RACE_FREE;
+		c->line = an->find[FIND_DATA_RACE][0].line;
+		snprintf(c->what, sizeof c->what, "the data race on __global memory at line %d (two "
+		         "work-items on one element)", c->line);
+	} else if (an->nfind[FIND_UNINITIALIZED] && failed(rep, CRIT_MEMORY_SAFE)) {
+		c->kind = CAUSE_UNINITIALIZED, c->crit = CRIT_MEMORY_SAFE;
+		c->line = an->find[FIND_UNINITIALIZED][0].line;
+		snprintf(c->what, sizeof c->what, "the read of an uninitialised value at line %d",
+		         c->line);
+	}
+}
+
+/* Does cause c explain criterion id's failure?  Wrong results follow from every cause; a
+ * native write past a buffer, or a read of __local memory never written (memory_safe with no
+ * out-of-bounds finding), from a barrier some work-items skip; a crash from that or from an
+ * out-of-bounds access; a hang from the barrier; two work-items on one __global element from
+ * work-items past the end that store out of bounds, onto another one's element; global bytes
+ * a tiled kernel seems to load beyond its tiles, from loads past the edge. */
+static int explains(const check_report *rep, const check_cause *c, lesson_crit id)
+{
+	const check_analysis *an = &rep->an;
+	switch (id) {
+	case CRIT_CORRECT:
+		return 1;
+	case CRIT_MEMORY_SAFE:   /* an unwritten __local value is what a skipped barrier leaves */
+		return c->kind == CAUSE_DIVERGENCE && !an->nfind[FIND_OUT_OF_BOUNDS];
+	case CRIT_RACE_FREE:     /* work-items past the end store onto another one's element */
+		return c->kind == CAUSE_OUT_OF_BOUNDS && an->nfind[FIND_DATA_RACE] &&
+		       an->races_global == an->nfind[FIND_DATA_RACE] &&
+		       !an->nfind[FIND_BARRIER_DIVERGENCE];
+	case CRIT_USES_LOCAL:    /* loads past the edge add global bytes the tiles never needed */
+		return c->kind == CAUSE_OUT_OF_BOUNDS && an->local_loads > 0;
+	case CRIT_RUNS:
+		return (c->kind == CAUSE_DIVERGENCE && (rep->child_timed_out || rep->child_crashed)) ||
+		       (c->kind == CAUSE_OUT_OF_BOUNDS && rep->child_crashed);
+	default:
+		return 0;
+	}
+}
+
+/* Lead a symptom's message with its cause, and send its try to the cause's.  When the cause
+ * makes results depend on timing (a race, a skipped barrier), what the criterion read into
+ * them (after " -- ", the grader's mark of a reading rather than a fact: a size pattern, a
+ * kind's remark) goes, since the cause explains it; an out-of-bounds access keeps it (which
+ * sizes go wrong says where the access leaves the buffer). */
+static void mark_symptom(check_crit *s, const check_crit *cause, const check_cause *c)
+{
+	char msg[sizeof s->msg], try_[sizeof s->try_];
+	int timing = c->kind == CAUSE_DIVERGENCE || c->kind == CAUSE_LOCAL_RACE ||
+	             c->kind == CAUSE_GLOBAL_RACE;
+	const char *guess = timing ? strstr(s->msg, " -- ") : NULL;
+	int facts = guess ? (int)(guess - s->msg) : (int)strlen(s->msg);
+	snprintf(msg, sizeof msg, "a symptom of %s (%s): %.*s", c->what, lesson_crit_id(cause->id),
+	         facts, s->msg);
+	if (timing)
+		snprintf(try_, sizeof try_, "fix the cause first, then check again: %s", cause->try_);
+	else   /* its own try says how the sizes it fails at reach outside the buffer */
+		snprintf(try_, sizeof try_, "%s", s->try_[0] ? s->try_ : cause->try_);
+	memcpy(s->msg, msg, sizeof msg);
+	memcpy(s->try_, try_, sizeof try_);
+	s->caused = 1;
+	s->caused_by = cause->id;
+}
+
+void cause_apply(const check_opts *o, check_report *rep)
+{
+	(void)o;
+	check_cause c;
+	cause_of_findings(rep, &c);
+	const check_crit *cc = c.kind ? find_crit(rep, c.crit) : NULL;
+	if (!cc)
+		return;
+	for (int i = 0; i < rep->ncrit; i++) {
+		check_crit *s = &rep->crit[i];
+		if (s->status == CRIT_FAIL && s->id != c.crit && explains(rep, &c, s->id)) {
+			mark_symptom(s, cc, &c);
+			c.nexplains++;
+		}
+	}
+	if (c.nexplains)
+		rep->cause = c;
+}
+
+const char *check_first_failure(const check_report *rep)
+{
+	if (rep->cause.kind != CAUSE_NONE)
+		return lesson_crit_id(rep->cause.crit);
+	for (int i = 0; i < rep->ncrit; i++)
+		if (rep->crit[i].status == CRIT_FAIL)
+			return lesson_crit_id(rep->crit[i].id);
+	return NULL;
+}

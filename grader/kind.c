@@ -1,0 +1,54 @@
+/* kind.c — the default words of the grader's messages (kind.h, kind_say): what a message says
+ * when the lesson's kind has no sentence of its own.  Nothing here names a matrix, a row or a
+ * column: a kind of any shape can fall back on it. */
+#include <stdio.h>
+
+#include "kind.h"
+
+static const char *const defaults[KS_COUNT] = {
+	[KS_GUARD] = "if (i < n) around each access, with the kernel's own size argument",
+	[KS_EDGE] = "load or store past the end of a buffer, or skip work the last elements need",
+	[KS_EDGE_TRY] = "guard every global load and store with the kernel's size argument, use 0 "
+	                "for a value past the end, and let every work-item still reach each barrier",
+	[KS_SIZE_TRY] = "use the size arguments everywhere, with no size of your own",
+	[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach every barrier: do not "
+	                      "return early or put a barrier under an if that some work-items skip; "
+	                      "keep every work-item on one path and guard only the loads and stores",
+	[KS_STORE_OWN] = "",
+	[KS_SCALE] = "the largest error is given as a fraction of the element's scale",
+	[KS_PAD] = "let neighbouring lanes use neighbouring words",
+	[KS_SWIZZLE] = "",
+	[KS_EDGE_PART] = "elements",
+};
+
+const char *kind_say(const kind *k, kind_say_id id)
+{
+	if (id < 0 || id >= KS_COUNT)
+		return "";
+	return k && k->say[id] ? k->say[id] : defaults[id];
+}
+
+const char *kind_size_text(const kind *k, int rows, int cols, char *buf, size_t len)
+{
+	if (k && k->dims == 1)
+		snprintf(buf, len, "n=%d", cols);
+	else
+		snprintf(buf, len, "%dx%d", rows, cols);
+	return buf;
+}
+
+const char *kind_where(const kind *k, int r, int c, char *buf, size_t len)
+{
+	if (k && k->where)
+		k->where(r, c, buf, len);
+	else if (k && k->dims == 1)
+		snprintf(buf, len, "element %d", c);
+	else
+		snprintf(buf, len, "element (%d, %d)", r, c);
+	return buf;
+}
+
+size_t kind_round_up(size_t x, size_t m)
+{
+	return (x + m - 1) / m * m;
+}
