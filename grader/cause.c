@@ -98,10 +98,11 @@ static void mark_symptom(check_crit *s, const check_crit *cause, const check_cau
 	int facts = guess ? (int)(guess - s->msg) : (int)strlen(s->msg);
 	snprintf(msg, sizeof msg, "a symptom of %s (%s): %.*s", c->what, lesson_crit_id(cause->id),
 	         facts, s->msg);
-	if (timing)
+	if (!timing && s->id == CRIT_CORRECT && s->try_[0])
+		/* its own try says how the sizes it fails at reach outside the buffer */
+		snprintf(try_, sizeof try_, "%s", s->try_);
+	else
 		snprintf(try_, sizeof try_, "fix the cause first, then check again: %s", cause->try_);
-	else   /* its own try says how the sizes it fails at reach outside the buffer */
-		snprintf(try_, sizeof try_, "%s", s->try_[0] ? s->try_ : cause->try_);
 	memcpy(s->msg, msg, sizeof msg);
 	memcpy(s->try_, try_, sizeof try_);
 	s->caused = 1;

@@ -169,22 +169,24 @@ static void assert_clause(const fixture *f, const itest_graded *g, const clause 
 	const char *p = f->path;
 	if (strcmp(c->verb, "cause") == 0) {
 		const char *got = field(cJSON_GetObjectItem(g->json, "cause"), "criterion");
-		ck_assert_msg(strcmp(got, c->crit) == 0, "%s: the cause is \"%s\", not %s\n%s", p, got,
+		ck_assert_msg(strcmp(got, c->crit) == 0, "%s: the cause is \"%s\", not %s\n%.1500s", p, got,
 		              c->crit, g->text);
 	} else if (strcmp(c->verb, "passes") == 0) {
-		ck_assert_msg(strcmp(status(g, c->crit), "pass") == 0, "%s: %s is %s, not pass\n%s", p,
+		ck_assert_msg(strcmp(status(g, c->crit), "pass") == 0, "%s: %s is %s, not pass\n%.1500s", p,
 		              c->crit, status(g, c->crit), g->text);
 	} else if (strcmp(c->verb, "says") == 0 && c->crit[0]) {
-		ck_assert_msg(crit_holds(g, c->crit, c->text), "%s: %s does not say \"%s\"\n%s", p,
-		              c->crit, c->text, g->text);
+		ck_assert_msg(crit_holds(g, c->crit, c->text), "%s: %s does not say \"%s\": %.1200s; "
+		              "try: %.600s", p, c->crit, c->text, field(itest_crit(g, c->crit), "message"),
+		              field(itest_crit(g, c->crit), "try"));
 	} else if (strcmp(c->verb, "not") == 0 && c->crit[0]) {
-		ck_assert_msg(!crit_holds(g, c->crit, c->text), "%s: %s says \"%s\"\n%s", p, c->crit,
-		              c->text, g->text);
+		ck_assert_msg(!crit_holds(g, c->crit, c->text), "%s: %s says \"%s\": %.1200s; try: "
+		              "%.600s", p, c->crit, c->text, field(itest_crit(g, c->crit), "message"),
+		              field(itest_crit(g, c->crit), "try"));
 	} else if (strcmp(c->verb, "says") == 0) {
-		ck_assert_msg(strstr(g->text, c->text) != NULL, "%s: the report lacks \"%s\"\n%s", p,
+		ck_assert_msg(strstr(g->text, c->text) != NULL, "%s: the report lacks \"%s\"\n%.1500s", p,
 		              c->text, g->text);
 	} else if (strcmp(c->verb, "not") == 0) {
-		ck_assert_msg(strstr(g->text, c->text) == NULL, "%s: the report says \"%s\"\n%s", p,
+		ck_assert_msg(strstr(g->text, c->text) == NULL, "%s: the report says \"%s\"\n%.1500s", p,
 		              c->text, g->text);
 	} else {
 		ck_abort_msg("%s: unknown clause [%s %s \"%s\"]", p, c->crit, c->verb, c->text);
@@ -195,7 +197,7 @@ START_TEST(fixture_as_its_first_line_says)
 {
 	const fixture *f = &fx[_i];
 	itest_graded g = itest_grade(f->lesson, f->path, f->extra[0] ? f->extra : NULL);
-	ck_assert_msg(strcmp(status(&g, f->fails), "fail") == 0, "%s: %s is %s, not fail\n%s",
+	ck_assert_msg(strcmp(status(&g, f->fails), "fail") == 0, "%s: %s is %s, not fail\n%.1500s",
 	              f->path, f->fails, status(&g, f->fails), g.text);
 	for (int i = 0; i < f->nclauses; i++)
 		assert_clause(f, &g, &f->c[i]);
