@@ -337,8 +337,8 @@ bank_fix(const bank_words *w, int stride, int banks, int other_line, const char 
 		         other_access ? other_access : "access", other_line);
 	else if (w->swap && other_line > 0)
 		snprintf(swap, sizeof swap, ", or swap the indices in every access to the array (the "
-		         "%s on line %d is a broadcast, one word for the whole warp, and stays "
-		         "conflict-free)", other_access ? other_access : "access", other_line);
+		         "%s on line %d reads at most two words per warp, a broadcast, and stays "
+		         "conflict-free either way)", other_access ? other_access : "access", other_line);
 	else if (w->swap)
 		snprintf(swap, sizeof swap, ", or swap the indices in every access to the array so "
 		         "neighbouring lanes touch neighbouring words");

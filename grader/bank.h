@@ -67,8 +67,8 @@ typedef struct bank_words { const char *pad, *swizzle; int swap; } bank_words;
  * unknown), as advice text in w's words.  other_line > 0 names a conflict-free access to the
  * same variable (other_access "store"/"load"): when it walks along the words (the transpose's
  * other side), swapping this site's indices would only move the conflict there, so padding
- * and swizzling are offered instead; when it is a broadcast (other_broadcast: one word for
- * every lane), it stays conflict-free whichever way the indices go, so swapping the indices
+ * and swizzling are offered instead; when it is a broadcast (other_broadcast: at most two
+ * words for the warp), it stays conflict-free whichever way the indices go, so swapping the indices
  * of every access is offered too. */
 void bank_fix(const bank_words *w, int stride, int banks, int other_line,
               const char *other_access, int other_broadcast, char *buf, size_t len);

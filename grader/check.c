@@ -540,21 +540,27 @@ static int lane_stride(cJSON *site)
 	return stride;
 }
 
-/* Do the active lanes of a site's worst warp all read one word (a broadcast)? */
+/* Do the active lanes of a site's worst warp read at most two words (a broadcast, or two
+ * halves of a warp on two rows' words)?  Then however its indices are ordered it is at most
+ * 2-way, which conflict_free passes. */
 static int lane_broadcast(cJSON *site)
 {
 	cJSON *offs = cJSON_GetObjectItem(cJSON_GetObjectItem(site, "worst_lanes"), "offsets");
-	int first = -1, active = 0;
+	int words[2], nwords = 0, active = 0;
 	for (int i = 0; i < cJSON_GetArraySize(offs); i++) {
 		cJSON *o = cJSON_GetArrayItem(offs, i);
 		if (!cJSON_IsNumber(o))
 			continue;
-		if (active++ == 0)
-			first = o->valueint;
-		else if (o->valueint != first)
+		active++;
+		int w = o->valueint / 4, seen = 0;
+		for (int k = 0; k < nwords; k++)
+			seen |= words[k] == w;
+		if (!seen && nwords == 2)
 			return 0;
+		if (!seen)
+			words[nwords++] = w;
 	}
-	return active > 1;
+	return active > 2;
 }
 
 static void summarize_findings(cJSON *summary, check_analysis *an)

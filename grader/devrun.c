@@ -524,7 +524,7 @@ static int add_slot(devrun_plan *pl, devrun_slot_kind kd, const kind *k, int row
 	s->len[p.n_in] = p.out_len;
 	for (int i = 0; i < s->nbuf; i++)
 		pl->arena_floats += whole(s->len[i]);
-	if (kd != SLOT_TIME && !k->finish) {   /* compared element by element: a reread helps */
+	if (kd != SLOT_TIME) {   /* a rerun on a zeroed output tells "reads it first" (judge_reread) */
 		s->reread_off = pl->arena_floats;
 		pl->arena_floats += p.out_len;
 	}
