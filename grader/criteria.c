@@ -52,8 +52,11 @@ static int analysis_findings(const check_report *rep, check_find_kind k1, int k2
 		char with[48] = "";
 		if (f->other_line > 0)
 			snprintf(with, sizeof with, " (with line %d)", f->other_line);
-		int k = snprintf(buf + pos, len - pos, "%s%s:%d:%d: %s%s", pos ? "; " : "",
-		                 rep->opts.kernel, f->line, f->column, f->message, with);
+		char at[48] = "";   /* Oclgrind gives no line for some findings: no ":0:0" then */
+		if (f->line > 0)
+			snprintf(at, sizeof at, ":%d:%d", f->line, f->column);
+		int k = snprintf(buf + pos, len - pos, "%s%s%s: %s%s", pos ? "; " : "",
+		                 rep->opts.kernel, at, f->message, with);
 		pos = k > 0 ? pos + (size_t)k : pos;
 	}
 	return n1 + n2;
@@ -155,10 +158,12 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 	         lesson_say(o->l, KS_GUARD));
 	if (rep->child_timed_out)
 		set(c, CRIT_FAIL, diag_has_barrier(source) ? "look for a loop whose bound or index "
-		    "never changes for some work-item, or a barrier inside a branch that not every "
-		    "work-item takes" : "look for a loop whose bound or index never changes for some "
-		    "work-item (a loop on a value the kernel never updates, or a counter stepping the "
-		    "wrong way)", "%s", rep->run_end);
+		    "never changes for some work-item, a barrier inside a branch that not every "
+		    "work-item takes, or far more work than the lesson needs (a loop nest deeper than "
+		    "the lesson's: the sizes grow to hundreds)" : "look for a loop whose bound or index "
+		    "never changes for some work-item (a loop on a value the kernel never updates, or a "
+		    "counter stepping the wrong way), or far more work than the lesson needs (a loop "
+		    "nest deeper than the lesson's: the sizes grow to hundreds)", "%s", rep->run_end);
 	else if (rep->child_crashed)
 		set(c, CRIT_FAIL, crash_try, "%s", rep->run_end);
 	else if (ch->over_budget)
@@ -296,9 +301,9 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		    "kernel did not finish %s", KIND_SIZE(o->l->kind, last->rows, last->cols), unfinished ?
 		    "every run" : "the runs after it");
 	else   /* max_rel_error: |got - expect| / the element's scale (kind.h: bound) */
-		set(c, CRIT_PASS, NULL, "%d sizes up to %s, every element within its bound (%s); "
-		    "largest error %.2g", done, KIND_SIZE(o->l->kind, last->rows, last->cols),
-		    lesson_say(o->l, KS_SCALE), maxerr);
+		set(c, CRIT_PASS, NULL, "%d sizes up to %s, %s; largest error %.2g of the scale",
+		    done, KIND_SIZE(o->l->kind, last->rows, last->cols), lesson_say(o->l, KS_SCALE),
+		    maxerr);
 }
 
 static void eval_memory(const check_opts *o, check_report *rep)

@@ -15,7 +15,7 @@ static const char *const defaults[KS_COUNT] = {
 	                      "return early or put a barrier under an if that some work-items skip; "
 	                      "keep every work-item on one path and guard only the loads and stores",
 	[KS_STORE_OWN] = "",
-	[KS_SCALE] = "the largest error is given as a fraction of the element's scale",
+	[KS_SCALE] = "every element within its bound",
 	[KS_PAD] = "let neighbouring lanes use neighbouring words",
 	[KS_SWIZZLE] = "",
 	[KS_EDGE_PART] = "elements",

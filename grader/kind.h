@@ -30,7 +30,7 @@ typedef enum kind_say_id {
 	KS_SIZE_TRY,       /* right at one size only: use the real size everywhere               */
 	KS_DIVERGENCE_TRY, /* keep every work-item at every barrier                              */
 	KS_STORE_OWN,      /* how a work-item finds the one element it stores                    */
-	KS_SCALE,          /* the element's scale in correct's PASS line                         */
+	KS_SCALE,          /* how right a right result is, in correct's PASS line                */
 	KS_PAD,            /* the padding fix of a strided __local access                        */
 	KS_SWIZZLE,        /* the swizzle fix ("" : none for this kind's arrays)                 */
 	KS_EDGE_PART,      /* what the last partial group of a size covers ("rows or columns")   */

@@ -158,8 +158,8 @@ const kind kind_matmul = {
 		                      "work-item in the tile loop, load 0 outside the matrix, and guard "
 		                      "only the loads and the final store",
 		[KS_STORE_OWN] = " (row from get_global_id(1), column from get_global_id(0))",
-		[KS_SCALE] = "the largest error is given as a fraction of the element's scale, sum|a*b| "
-		             "over its dot product",
+		[KS_SCALE] = "every element within its rounding bound (the scale: sum|a*b| over its "
+		             "dot product)",
 		[KS_PAD] = "pad each row by one element (tile[TILE][TILE+1]) to make the stride odd",
 		[KS_SWIZZLE] = "XOR-swizzle the column (tile[r][c ^ r])",
 		[KS_EDGE_PART] = "rows or columns",

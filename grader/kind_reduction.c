@@ -286,8 +286,8 @@ const kind kind_reduction = {
 		                      "the barrier outside the if of the tree step (if (l < d) s[l] += "
 		                      "s[l + d]; then barrier(CLK_LOCAL_MEM_FENCE) for every work-item)",
 		[KS_STORE_OWN] = " (partial[get_group_id(0)], written once, by one work-item of the group)",
-		[KS_SCALE] = "each partial sum within its bound, a fraction of the sum of |x| over its "
-		             "elements",
+		[KS_SCALE] = "the sum within its bound (the scale: the sum of |x|; the inputs are "
+		             "multiples of 2^-8, so the bound is 0 where the sum is exact)",
 		[KS_PAD] = "let neighbouring lanes use neighbouring words: sequential addressing "
 		           "(s[l] += s[l + d], with d halving from the group size)",
 		[KS_SWIZZLE] = "",

@@ -112,7 +112,7 @@ const kind kind_transpose = {
 		                      "return early or put the barrier under the edge guard; guard only "
 		                      "the load into the tile and the store out of it",
 		[KS_STORE_OWN] = " (out[col * rows + row] for the element in[row * cols + col] it read)",
-		[KS_SCALE] = "a copy: every element must equal its input exactly",
+		[KS_SCALE] = "every element equal to its input (a copy is exact; the scale: |value|)",
 		[KS_PAD] = "pad each row by one element (tile[TILE][TILE+1]) to make the stride odd",
 		[KS_SWIZZLE] = "XOR-swizzle the column (tile[r][c ^ r])",
 		[KS_EDGE_PART] = "rows or columns",
