@@ -227,7 +227,8 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		for (int i = 0; i < ch->nruns; i++)
 			if (ch->runs[i].done)
 				sizes[ns++] = (diag_size){ ch->runs[i].rows, ch->runs[i].cols,
-				                           ch->runs[i].cmp.passed };
+				                           ch->runs[i].cmp.passed,
+				                           ch->runs[i].cmp.nonfinite > 0 };
 		if (bad->reads_output)
 			diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
 			                  sizeof try_);

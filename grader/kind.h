@@ -43,7 +43,7 @@ typedef struct lesson_size { int rows, cols; } lesson_size;
 struct ref_problem;
 
 /* One correctness run, as the size diagnosis sees it (diag_sizes). */
-typedef struct diag_size { int rows, cols, right; } diag_size;
+typedef struct diag_size { int rows, cols, right, nan; } diag_size;   /* nan: NaN or Inf came out */
 
 /* What the Oclgrind analysis measured at its first size, rows x cols at TILE = tile, for a
  * kind's token_local. */

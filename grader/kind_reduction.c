@@ -196,17 +196,26 @@ static int sizes_pattern(const diag_size *s, int n, int tile, char *extra, size_
                          char *try_, size_t tlen)
 {
 	int one_right = 0, one_wrong = 0, many_wrong = 0, group_right = 0, groups_wrong = 0;
-	int first_many_wrong = 0;
+	int first_many_wrong = 0, nan = 0;
 	size_t g = 0;
 	for (int i = 0; i < n; i++) {
 		size_t gs = kind_reduce_groups(s[i].cols, tile) * (size_t)tile;
 		int many = (size_t)s[i].cols > gs;
 		if (many && !s[i].right && !first_many_wrong)
-			first_many_wrong = s[i].cols, g = gs;
+			first_many_wrong = s[i].cols, g = gs, nan = s[i].nan;
 		one_right += !many && s[i].right, one_wrong += !many && !s[i].right;
 		many_wrong += many && !s[i].right;
 		group_right += s[i].cols <= tile && s[i].right;
 		groups_wrong += s[i].cols > tile && !many && !s[i].right;
+	}
+	if (one_right && !one_wrong && many_wrong && nan) {
+		snprintf(extra, elen, " -- right at every n up to the global size (%zu work-items, "
+		         "one element each) and NaN at n=%d, where each work-item adds several: the "
+		         "loop over i, i + get_global_size(0), ... loads past the end of in (the NaN is "
+		         "the grader's guard zone after it)", g, first_many_wrong);
+		snprintf(try_, tlen, "guard every load of the loop with its own index (if (i + 3 * g "
+		         "< n) guards in[i + 3 * g]), not with the first one's or a <=");
+		return 1;
 	}
 	if (one_right && !one_wrong && many_wrong) {
 		snprintf(extra, elen, " -- right at every n up to the global size (%zu work-items, "

@@ -73,7 +73,7 @@ static const struct { const char *file, *crit, *says, *extra; } steps[] = {
 	/* found by the attack review: a 4-way unrolled loop's guards and accumulators, and a
 	 * kernel with no loop, wrong only where a work-item adds 3, 4 or more elements */
 	{ FX "l5_unroll_guard_2g_oob.cl", "memory_safe", "killed by signal", "--no-analysis" },
-	{ FX "l5_unroll_le_oob.cl", "correct", "at 1x1573125", "--no-analysis" },
+	{ FX "l5_unroll_le_oob.cl", "correct", "at n=1573125", "--no-analysis" },
 	{ FX "l5_shift_a3.cl", "correct", "some elements are missing or counted twice", "--no-analysis" },
 	{ FX "l5_drop_a3.cl", "correct", "some elements are missing or counted twice", "--no-analysis" },
 	{ FX "l5_dup_a2.cl", "correct", "some elements are missing or counted twice", "--no-analysis" },
