@@ -15,7 +15,7 @@
 enum { CHECK_MAX_RUNS = 12, CHECK_MAX_ANALYSES = 4 };
 
 /* One run of the Oclgrind analysis: a size (lesson_analysis_size) at a TILE.  A banks-only
- * run (the student's chosen TILE in lesson 4) leaves Oclgrind's race and uninitialised-value
+ * run (each other TILE of lesson 4's sweep) leaves Oclgrind's race and uninitialised-value
  * checkers off, which halves its cost; out-of-bounds accesses are still found. */
 typedef struct check_analysis_run {
 	int rows, cols, tile, banks_only;
@@ -141,6 +141,8 @@ typedef struct check_site {
 	int free_line;            /* a conflict-free access to the same variable (0: none) ...   */
 	char free_access[16];     /* ... and whether it loads or stores                         */
 	int tile;                 /* the TILE of the analysis run it came from (0: not said)    */
+	long row_step;            /* words between its warp's get_local_id(1) lines when only
+	                             they conflict (bank_row_step; 0: not that pattern)         */
 	/* the report's lane -> bank picture of its worst warp (picture = 0: none to draw) */
 	int picture, nlanes;
 	signed char bank[64];     /* -1: a lane that does not take part                         */

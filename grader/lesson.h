@@ -36,6 +36,8 @@ typedef struct lesson {
 	                               kernel natively, which can forge them (devrun.h) */
 	double speedup_gpu;         /* pass bar on a GPU device (measured on an H200)        */
 	int tiles[LESSON_MAX_TILES];/* TILE sweep (lesson 4), 0-terminated; empty: tile only */
+	int conflict_max;           /* the worst n-way a __local access may be for conflict_free
+	                               (NVIDIA model); 0 counts as 2                          */
 } lesson;
 
 /* Number of lessons, and lesson i (0-based) of the table. */

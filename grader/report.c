@@ -519,7 +519,7 @@ static void json_analysis(cJSON *root, const check_report *rep)
 		cJSON_AddItemToObject(o, "range_hi", size_pair(rep->analyses[i].hi.rows, rep->analyses[i].hi.cols));
 		cJSON_AddItemToArray(sizes, o);
 	}
-	/* the first run's range (each size has its own, as lesson 4's chosen TILE may move it) */
+	/* the first run's range (each size has its own: another TILE of a sweep may move it) */
 	lesson_size lo = rep->nanalyses ? rep->analyses[0].lo : l->kind->analysis_lo;
 	lesson_size hi = rep->nanalyses ? rep->analyses[0].hi : l->kind->analysis_hi;
 	cJSON_AddItemToObject(a, "range_lo", size_pair(lo.rows, lo.cols));
