@@ -853,6 +853,10 @@ static void pocl_seed(const check_opts *o, const devrun_src *s, const confine_po
 	}
 	seed_stamp(o, seed, stamp, sizeof stamp);
 	if (access(stamp, F_OK) != 0) {
+		/* the first check of a lesson: say why it is slow (stderr: the report is the same) */
+		fprintf(stderr, "clgrade: compiling the grader's own kernels for lesson %d into "
+		        "build/pocl-seed (once per lesson and device: later checks start from it)\n",
+		        o->l->number);
 		devrun_src ss = *s;
 		ss.pocl_cache = seed;
 		confine_policy pol = *run_pol;
