@@ -501,19 +501,13 @@ static void conflict_tiles(const check_report *rep, int tile, char *msg, size_t 
 		snprintf(msg + k, len - k, ")");
 }
 
-/* The worst n-way conflict_free passes: the lesson's own bar, else 2. */
-static int conflict_max(const lesson *l)
-{
-	return l->conflict_max > 0 ? l->conflict_max : 2;
-}
-
 static void eval_conflicts(const check_opts *o, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_CONFLICT_FREE);
 	const check_analysis *an = &rep->an;
 	const check_site *w = &an->worst;
 	const bank_profile *bp = bank_profile_find(o->profile);
-	if (an->state == ANALYSIS_FAILED && w->n_way <= conflict_max(o->l)) {
+	if (an->state == ANALYSIS_FAILED && w->n_way <= lesson_conflict_max(o->l)) {
 		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
 		return;   /* a partial run shows no conflict-free kernel (a conflict it saw, it fails) */
 	}
@@ -528,7 +522,7 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 	}
 	char fix[400];
 	conflict_fix(w, bp ? bp->banks : 32, fix, sizeof fix);
-	if (w->n_way > conflict_max(o->l))
+	if (w->n_way > lesson_conflict_max(o->l))
 		set(c, CRIT_FAIL, fix,
 		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "
 		    "bank %d times; conflict-free is 1)", o->kernel, w->line, w->column,

@@ -126,6 +126,11 @@ lesson_size lesson_analysis_size_at(const lesson *l, uint64_t seed, int tile,
 	return s;
 }
 
+int lesson_conflict_max(const lesson *l)
+{
+	return l->conflict_max > 0 ? l->conflict_max : 2;
+}
+
 const char *lesson_crit_id(lesson_crit c)
 {
 	return c < CRIT_COUNT ? crit_ids[c] : "?";

@@ -59,6 +59,9 @@ lesson_size lesson_analysis_size(const lesson *l, uint64_t seed);
 lesson_size lesson_analysis_size_at(const lesson *l, uint64_t seed, int tile,
                                     lesson_size *range_lo, lesson_size *range_hi);
 
+/* The worst n-way conflict_free passes in lesson l: its conflict_max, 2 when that is 0. */
+int lesson_conflict_max(const lesson *l);
+
 /* Criterion id string ("memory_safe") and back (-1 when unknown). */
 const char *lesson_crit_id(lesson_crit c);
 int lesson_crit_parse(const char *id);

@@ -7,10 +7,12 @@
 #                                                 first line "lesson N"), --seed 1, into
 #                                                 OUTDIR/<folder>-<name>.json (+ .rc)
 #   sh tests/verdicts.sh diff OLD NEW             what differs, per kernel, after dropping the
-#                                                 measured times (every *_ms, seconds, speedup,
-#                                                 gbps and the numbers in the speedup message);
-#                                                 exit 1 when anything does
+#                                                 measured times (every *_ms, seconds, speedup, gflops,
+#                                                 gbps, timing.runs and the numbers in the speedup
+#                                                 message), analysis runs and access sites keyed
+#                                                 by TILE (and place); exit 1 when anything does
 #
+# ONLY=regex grades only the kernels whose path matches it (grade).
 # The h_* fixtures are templates cut up by test_sandbox_hostile.c, not kernels: skipped.
 # Needs python3 for diff.  Run from the repository root after `make`.
 set -u
@@ -27,6 +29,7 @@ grade() {
 	mkdir -p "$out" || exit 2
 	for f in kernels/starter/*.cl kernels/solutions/*.cl tests/fixtures/*.cl; do
 		case $(basename "$f") in h_*) continue ;; esac
+		[ -z "${ONLY:-}" ] || echo "$f" | grep -Eq "$ONLY" || continue
 		n=$(lesson_of "$f")
 		[ -n "$n" ] || { echo "verdicts.sh: no lesson for $f" >&2; continue; }
 		name=$(basename "$(dirname "$f")")-$(basename "$f" .cl)
@@ -40,7 +43,7 @@ diff_dirs() {
 	python3 - "$1" "$2" <<'PY'
 import json, os, re, sys
 old, new = sys.argv[1], sys.argv[2]
-TIMED = re.compile(r'(_ms|seconds|speedup|gbps|fraction_of_copy|samples)$')
+TIMED = re.compile(r'(_ms|seconds|speedup|gbps|gflops|fraction_of_copy|samples)$')
 def norm(o, key=''):
     if isinstance(o, dict):
         d = {k: norm(v, k) for k, v in o.items() if not TIMED.search(k)}
@@ -50,11 +53,35 @@ def norm(o, key=''):
     if isinstance(o, list):
         return [norm(v, key) for v in o]
     return o
+def keyed_sites(r):
+    # the access sites as a map, keyed by TILE and place: a run added or moved shows as the
+    # sites it adds, not as every later site shifted.  A report without a site's "tile" (before
+    # the runs said it) lists its runs' sites in run order: a place seen again starts the next.
+    runs = [s.get('tile') for s in (r.get('analysis') or {}).get('sizes') or []] or [None]
+    for mem in ('local_memory', 'global_memory'):
+        sites = (r.get(mem) or {}).get('sites')
+        if not isinstance(sites, list):
+            continue
+        keyed, run, seen = {}, 0, set()
+        for s in sites:
+            place = '%s:%s %s %s' % (s.get('line'), s.get('column'), s.get('variable'),
+                                     s.get('access'))
+            if place in seen:
+                run, seen = run + 1, set()
+            seen.add(place)
+            keyed['%s %s' % (s.get('tile', runs[min(run, len(runs) - 1)]), place)] = s
+        r[mem]['sites'] = keyed
+    a = r.get('analysis')
+    if isinstance(a, dict) and isinstance(a.get('sizes'), list):
+        a['sizes'] = {'TILE=%s' % z.get('tile'): z for z in a['sizes']}
+    if isinstance(r.get('timing'), dict):
+        r['timing'].pop('runs', None)   # how many timed runs fit the time: the clock's
+    return r
 def load(d, n):
     p = os.path.join(d, n)
     try:
         with open(p) as f:
-            return norm(json.load(f))
+            return keyed_sites(norm(json.load(f)))
     except (OSError, ValueError):
         return None
 def rc(d, n):

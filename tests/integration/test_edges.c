@@ -254,6 +254,12 @@ START_TEST(conflicts_judged_where_the_lesson_says)
 		cJSON_ArrayForEach(x, sizes)
 			seen |= (int)num(x, "tile");
 		ck_assert_int_eq(seen, 8 | 16 | 32);
+		/* the text says which TILE each site and the lane picture are from */
+		ck_assert_msg(strstr(g.text, "line:col   TILE  variable"), "%s", g.text);
+		ck_assert_msg(!e->fails || strstr(g.text, ", TILE=8): lane -> bank"), "%s", g.text);
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "local_memory"),
+		                                          "sites"))
+			ck_assert_int_gt((int)num(x, "tile"), 0);
 	}
 	itest_done(&g);
 }
