@@ -280,9 +280,6 @@ typedef struct check_confinement {
 int check_confine(const check_opts *o, const char *tmp, const char *cache,
                   check_confinement *cc);
 
-/* The TILE a lesson-4 kernel records (#define CHOSEN_TILE_SM90 t), 0 when none (tilechoice.c). */
-int tile_chosen(const check_report *rep, const char *source);
-
 /* Criterion id of the first failing criterion, or NULL when it passed. */
 const char *check_first_failure(const check_report *rep);
 

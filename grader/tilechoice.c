@@ -305,12 +305,3 @@ void tile_eval(const check_opts *o, const char *source, check_report *rep)
 	         "as the device's compiler reported");
 	(void)o;
 }
-
-int tile_chosen(const check_report *rep, const char *source)
-{
-	char tile_s[32] = "";
-	int chosen = 0;
-	if (tile_value(rep, source, "CHOSEN_TILE_SM90", tile_s, sizeof tile_s) != 0)
-		return 0;
-	return sscanf(tile_s, "%d", &chosen) == 1 && chosen > 0 ? chosen : 0;
-}
