@@ -355,3 +355,33 @@ bank_fix(const bank_words *w, int stride, int banks, int other_line, const char 
 		snprintf(buf, len, "make the lanes of one warp touch different banks: %s%s%s", w->pad,
 		         alt, swap);
 }
+
+long
+bank_row_step(const bank_profile *p, const uint64_t *addr, const unsigned char *active,
+              int nlanes, int row_lanes)
+{
+	assert(p != NULL && p->banks > 0);
+	if (row_lanes <= 0 || row_lanes >= nlanes || !is_active(active, 0) ||
+	    !is_active(active, row_lanes))
+		return 0;
+	if (bank_busiest(p, addr, active, row_lanes).words > 1 ||
+	    bank_busiest(p, addr, active, nlanes).words <= 1)
+		return 0;
+	return ((long)(addr[row_lanes] / 4)) - (long)(addr[0] / 4);
+}
+
+void
+bank_fix_rows(long step, int banks, int row_lanes, int nlanes, const char *variable,
+              char *buf, size_t len)
+{
+	const char *v = variable && *variable ? variable : "the array";
+	char multiple[64] = "";
+	if (step % banks == 0)
+		snprintf(multiple, sizeof multiple, ", a multiple of the %d banks", banks);
+	snprintf(buf, len, "one warp holds %d values of get_local_id(1), %d work-items each (the "
+	         "work-group is TILE=%d wide); the work-items of one value alone are conflict-free, "
+	         "but the next value's words lie %ld further%s, so the %d values fall on the same "
+	         "banks: make the last dimension of %s TILE long, not a fixed size, so that the "
+	         "warp's words lie end to end", nlanes / row_lanes, row_lanes, row_lanes, step,
+	         multiple, nlanes / row_lanes, v);
+}

@@ -73,6 +73,18 @@ typedef struct bank_words { const char *pad, *swizzle; int swap; } bank_words;
 void bank_fix(const bank_words *w, int stride, int banks, int other_line,
               const char *other_access, int other_broadcast, char *buf, size_t len);
 
+/* A warp that holds several lines of a 2-D work-group (row_lanes work-items each, the group's
+ * dimension 0; row_lanes < nlanes): the words between lane 0 and lane row_lanes when the lanes
+ * of one line alone are conflict-free and the whole warp is not (the lines fall on the same
+ * banks: a last dimension longer than the group's width); 0 otherwise. */
+long bank_row_step(const bank_profile *p, const uint64_t *addr, const unsigned char *active,
+                   int nlanes, int row_lanes);
+
+/* The fix for such a site (bank_row_step gave step): the lines of the warp, why they meet, and
+ * the last dimension of variable (NULL: "the array") sized with TILE. */
+void bank_fix_rows(long step, int banks, int row_lanes, int nlanes, const char *variable,
+                   char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

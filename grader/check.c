@@ -255,21 +255,22 @@ static double mono(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* The runs: the seeded edge size at the lesson's TILE; with a TILE sweep, the same size again
- * at the TILE the student chose (bank conflicts depend on it). */
-static void analysis_plan(const check_opts *o, const char *source, check_report *rep)
+/* The runs: the seeded edge size at the lesson's TILE; with a TILE sweep, a banks-only run at
+ * every other TILE of it (bank conflicts depend on TILE: a row of 32 floats is conflict-free
+ * at TILE=32 and 4-way at TILE=8), each at its own size (lesson_analysis_size_at). */
+static void analysis_plan(const check_opts *o, check_report *rep)
 {
 	const lesson *l = o->l;
 	check_analysis_run *r = &rep->analyses[rep->nanalyses++];
 	lesson_size s = lesson_analysis_size_at(l, o->seed, l->tile, &r->lo, &r->hi);
 	r->rows = s.rows, r->cols = s.cols, r->tile = l->tile, r->banks_only = 0;
-	int chosen = l->tiles[0] ? tile_chosen(rep, source) : 0;
-	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i] && chosen != l->tile; i++)
-		if (l->tiles[i] == chosen) {
-			r = &rep->analyses[rep->nanalyses++];
-			s = lesson_analysis_size_at(l, o->seed, chosen, &r->lo, &r->hi);
-			r->rows = s.rows, r->cols = s.cols, r->tile = chosen, r->banks_only = 1;
-		}
+	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
+		if (l->tiles[i] == l->tile || rep->nanalyses == CHECK_MAX_ANALYSES)
+			continue;
+		r = &rep->analyses[rep->nanalyses++];
+		s = lesson_analysis_size_at(l, o->seed, l->tiles[i], &r->lo, &r->hi);
+		r->rows = s.rows, r->cols = s.cols, r->tile = l->tiles[i], r->banks_only = 1;
+	}
 }
 
 /* Start the analysis child, or say in rep->analysis_note why there is none. */
@@ -300,7 +301,7 @@ static void analysis_start(const child_ctx *main_ctx, const char *tmp, const con
 		         "__local, bank conflicts and coalescing are not checked", missing);
 		return;
 	}
-	analysis_plan(o, main_ctx->source, rep);
+	analysis_plan(o, rep);
 	/* the check's private folder: no other user can plant a link where the child writes */
 	snprintf(a->dir, sizeof a->dir, "%s", tmp);
 	snprintf(a->log, sizeof a->log, "%s/oclgrind.log", a->dir);
@@ -612,6 +613,7 @@ static void lane_picture(cJSON *site, check_site *w)
 		w->bank[i] = active[i] ? (signed char)b->valueint : -1;
 	}
 	bank_busy b = bank_busiest(bp, addr, active, n);
+	w->row_step = bank_row_step(bp, addr, active, n, w->tile);
 	w->picture = 1, w->nlanes = n;
 	w->busy_bank = b.bank, w->busy_lanes = b.lanes, w->busy_words = b.words;
 	w->inactive = b.inactive;
@@ -645,12 +647,13 @@ static void summarize_sites(cJSON *summary, const char *profile, check_analysis 
 		an->worst.stride = lane_stride(s);
 		lane_picture(s, &an->worst);
 	}
-	/* the first conflict-free access to the worst site's variable */
+	/* the first conflict-free access to the worst site's variable, in the same run (TILE) */
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(summary, "local_sites")) {
 		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(s, "variable"));
 		cJSON *nw = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"),
 		                                                    profile), "n_way");
 		if (!worst || s == worst || an->worst.free_line || !v || !an->worst.variable[0] ||
+		    num(s, "tile") != an->worst.tile ||
 		    strcmp(v, an->worst.variable) || !cJSON_IsNumber(nw) || nw->valueint > 1)
 			continue;
 		an->worst.free_line = num(s, "line");
@@ -797,7 +800,7 @@ static void declared_bytes(const check_opts *o, const char *source, child_ctx *c
 static void local_from_analysis(check_report *rep)
 {
 	check_child *ch = &rep->child;
-	/* the first run's: the lesson's TILE (a later run may be at the chosen TILE) */
+	/* the first run's: the lesson's TILE (later runs are at the other TILEs of a sweep) */
 	cJSON *run0 = cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0);
 	cJSON *lb = run0 ? cJSON_GetObjectItem(run0, "local_bytes") : NULL;
 	if (!ch->kernel_found || !cJSON_IsNumber(lb))
@@ -874,6 +877,10 @@ static void pocl_seed(const check_opts *o, const devrun_src *s, const confine_po
 	}
 	seed_stamp(o, seed, stamp, sizeof stamp);
 	if (access(stamp, F_OK) != 0) {
+		/* the first check of a lesson: say why it is slow (stderr: the report is the same) */
+		fprintf(stderr, "clgrade: compiling the grader's own kernels for lesson %d into "
+		        "build/pocl-seed (once per lesson and device: later checks start from it)\n",
+		        o->l->number);
 		devrun_src ss = *s;
 		ss.pocl_cache = seed;
 		confine_policy pol = *run_pol;

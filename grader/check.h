@@ -15,7 +15,7 @@
 enum { CHECK_MAX_RUNS = 12, CHECK_MAX_ANALYSES = 4 };
 
 /* One run of the Oclgrind analysis: a size (lesson_analysis_size) at a TILE.  A banks-only
- * run (the student's chosen TILE in lesson 4) leaves Oclgrind's race and uninitialised-value
+ * run (each other TILE of lesson 4's sweep) leaves Oclgrind's race and uninitialised-value
  * checkers off, which halves its cost; out-of-bounds accesses are still found. */
 typedef struct check_analysis_run {
 	int rows, cols, tile, banks_only;
@@ -142,6 +142,8 @@ typedef struct check_site {
 	char free_access[16];     /* ... and whether it loads or stores                         */
 	int free_broadcast;       /* ... and every lane of its worst warp reads one word        */
 	int tile;                 /* the TILE of the analysis run it came from (0: not said)    */
+	long row_step;            /* words between its warp's get_local_id(1) lines when only
+	                             they conflict (bank_row_step; 0: not that pattern)         */
 	/* the report's lane -> bank picture of its worst warp (picture = 0: none to draw) */
 	int picture, nlanes;
 	signed char bank[64];     /* -1: a lane that does not take part                         */
@@ -292,9 +294,6 @@ typedef struct check_confinement {
 } check_confinement;
 int check_confine(const check_opts *o, const char *tmp, const char *cache,
                   check_confinement *cc);
-
-/* The TILE a lesson-4 kernel records (#define CHOSEN_TILE_SM90 t), 0 when none (tilechoice.c). */
-int tile_chosen(const check_report *rep, const char *source);
 
 /* Criterion id of the failure to fix first: the cause (rep->cause) when one explains others,
  * else the first failing criterion; NULL when it passed (cause.c). */

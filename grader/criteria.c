@@ -508,8 +508,30 @@ static void eval_local(const check_opts *o, check_report *rep)
 static void conflict_fix(const lesson *l, const check_site *w, int banks, char *buf, size_t len)
 {
 	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), l->kind->tile_2d };
-	bank_fix(&words, w->stride, banks, w->free_line, w->free_access[0] ? w->free_access : NULL,
-	         w->free_broadcast, buf, len);
+	if (w->row_step)   /* the warp's get_local_id(1) lines meet in the banks (bank.h) */
+		bank_fix_rows(w->row_step, banks, w->tile, w->nlanes, w->variable, buf, len);
+	else
+		bank_fix(&words, w->stride, banks, w->free_line,
+		         w->free_access[0] ? w->free_access : NULL, w->free_broadcast, buf, len);
+}
+
+/* " at TILE=8 (the analysis ran at TILE=8, 16 and 32)", appended to msg: the runs' TILEs,
+ * smallest first. */
+static void conflict_tiles(const check_report *rep, int tile, char *msg, size_t len)
+{
+	int t[CHECK_MAX_ANALYSES], n = 0;
+	for (int i = 0; i < rep->nanalyses && n < CHECK_MAX_ANALYSES; i++) {
+		int j = n++;
+		for (; j > 0 && t[j - 1] > rep->analyses[i].tile; j--)
+			t[j] = t[j - 1];
+		t[j] = rep->analyses[i].tile;
+	}
+	size_t k = strlen(msg);
+	k += snprintf(msg + k, k < len ? len - k : 0, " at TILE=%d (the analysis ran at TILE=", tile);
+	for (int i = 0; i < n && k < len; i++)
+		k += snprintf(msg + k, len - k, "%s%d", i == 0 ? "" : i + 1 == n ? " and " : ", ", t[i]);
+	if (k < len)
+		snprintf(msg + k, len - k, ")");
 }
 
 static void eval_conflicts(const check_opts *o, check_report *rep)
@@ -518,7 +540,7 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 	const check_analysis *an = &rep->an;
 	const check_site *w = &an->worst;
 	const bank_profile *bp = bank_profile_find(o->profile);
-	if (an->state == ANALYSIS_FAILED && w->n_way <= 2) {
+	if (an->state == ANALYSIS_FAILED && w->n_way <= lesson_conflict_max(o->l)) {
 		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
 		return;   /* a partial run shows no conflict-free kernel (a conflict it saw, it fails) */
 	}
@@ -533,7 +555,7 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 	}
 	char fix[400];
 	conflict_fix(o->l, w, bp ? bp->banks : 32, fix, sizeof fix);
-	if (w->n_way > 2)
+	if (w->n_way > lesson_conflict_max(o->l))
 		set(c, CRIT_FAIL, fix,
 		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "
 		    "bank %d times; conflict-free is 1)", o->kernel, w->line, w->column,
@@ -542,11 +564,8 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 	else
 		set(c, CRIT_PASS, NULL, "worst __local access %d-way on %s (%s:%d)", w->n_way,
 		    bp ? bp->label : o->profile, o->kernel, w->line);
-	if (o->l->tiles[0] && w->tile) {   /* analysed at more than one TILE */
-		size_t k = strlen(c->msg);
-		snprintf(c->msg + k, sizeof c->msg - k, " at TILE=%d (the analysis ran at TILE=%d%s)",
-		         w->tile, o->l->tile, rep->nanalyses > 1 ? " and your chosen TILE" : "");
-	}
+	if (o->l->tiles[0] && w->tile)   /* analysed at more than one TILE */
+		conflict_tiles(rep, w->tile, c->msg, sizeof c->msg);
 }
 
 #define COALESCE_MARGIN CHECK_COALESCE_MARGIN

@@ -85,6 +85,53 @@ int hint_for(const lesson *l, const char *crit_id, char *buf, size_t len)
 	return buf[0] ? 0 : -1;
 }
 
+/* Index of the first hint tagged crit_id, or -1. */
+static int index_for(const lesson *l, const char *crit_id, int n)
+{
+	char text[4096], tag[64];
+	for (int i = 0; crit_id && i < n; i++)
+		if (hint_get(l, i, text, sizeof text, tag, sizeof tag) == 0 && strcmp(tag, crit_id) == 0)
+			return i;
+	return -1;
+}
+
+/* build/hints/<slug><suffix>: the folder made when missing. */
+static void state_path(const lesson *l, const char *suffix, char *buf, size_t len)
+{
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/build/hints", lesson_root());
+	mkdir(dir, 0755);
+	snprintf(buf, len, "%s/%s%s", dir, l->slug, suffix);
+}
+
+void hint_reported(const lesson *l, const char *crit_id)
+{
+	char path[4200], text[4096];
+	state_path(l, ".reported", path, sizeof path);
+	if (!crit_id || hint_for(l, crit_id, text, sizeof text) != 0) {
+		unlink(path);
+		return;
+	}
+	FILE *f = fopen(path, "w");
+	if (f) {
+		fprintf(f, "%s\n", crit_id);
+		fclose(f);
+	}
+}
+
+/* The criterion whose hint the last report printed (hint_reported), into buf; NULL: none. */
+static const char *reported(const lesson *l, char *buf, size_t len)
+{
+	char path[4200], fmt[16];
+	state_path(l, ".reported", path, sizeof path);
+	FILE *f = fopen(path, "r");
+	snprintf(fmt, sizeof fmt, "%%%zus", len - 1);
+	int n = f ? fscanf(f, fmt, buf) : 0;
+	if (f)
+		fclose(f);
+	return n == 1 ? buf : NULL;
+}
+
 int hint_next(const lesson *l)
 {
 	int n = hint_count(l);
@@ -92,10 +139,8 @@ int hint_next(const lesson *l)
 		fprintf(stderr, "lesson %s has no hints\n", l->slug);
 		return 2;
 	}
-	char dir[4096], path[4200], text[4096], tag[64];
-	snprintf(dir, sizeof dir, "%s/build/hints", lesson_root());
-	mkdir(dir, 0755);
-	snprintf(path, sizeof path, "%s/%s", dir, l->slug);
+	char path[4200], text[4096], tag[64], crit[64];
+	state_path(l, "", path, sizeof path);
 	int shown = 0;
 	FILE *f = fopen(path, "r");
 	if (f) {
@@ -104,6 +149,8 @@ int hint_next(const lesson *l)
 		fclose(f);
 	}
 	int i = shown % n;
+	if (n > 1 && i == index_for(l, reported(l, crit, sizeof crit), n))
+		i = (i + 1) % n;      /* the report printed that one already: the next */
 	hint_get(l, i, text, sizeof text, tag, sizeof tag);
 	printf("hint %d of %d (%s, about %s):\n", i + 1, n, l->slug, tag);
 	hint_print_wrapped(stdout, text, 2);

@@ -19,8 +19,13 @@ int hint_get(const lesson *l, int i, char *buf, size_t len, char *tag, size_t ta
 /* The first hint tagged with criterion id; 0 on success, -1 when none. */
 int hint_for(const lesson *l, const char *crit_id, char *buf, size_t len);
 /* Print the next hint not yet shown (state in build/hints/<slug>); cycles to the first after
- * the last.  Returns 0, or 2 when the lesson has no hints. */
+ * the last.  The hint the lesson's last report printed (hint_reported) is skipped when it
+ * would come next, so the first `make hint` after a failing check never repeats what is on
+ * the screen.  Returns 0, or 2 when the lesson has no hints. */
 int hint_next(const lesson *l);
+/* A report of the lesson was printed that showed the hint for crit_id (its first failing
+ * criterion; NULL: it showed none): kept in build/hints/<slug>.reported for hint_next. */
+void hint_reported(const lesson *l, const char *crit_id);
 /* Print text wrapped at the terminal's width, every line indented by indent; a line is never
  * broken inside a `code span` (a command must stay copyable). */
 void hint_print_wrapped(FILE *f, const char *text, int indent);

@@ -17,20 +17,20 @@
 
 static const lesson lessons[] = {
 	{ 1, "01-naive-matmul", "naive matmul (the baseline)", "matmul_naive", &kind_matmul, 16,
-	  CORE | CRIT_BIT(CRIT_COALESCED), NULL, NULL, 0, 0, {0},
-	  kind_matmul_untiled },
+	  CORE | CRIT_BIT(CRIT_COALESCED), NULL, NULL, 0, 0, {0}, 2, kind_matmul_untiled },
 	{ 2, "02-tiled-matmul", "tiled matmul in __local memory", "matmul_tiled", &kind_matmul, 16,
 	  CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP), "matmul_naive.cl",
-	  "matmul_naive", 0, 1.10, {0}, NULL },
+	  "matmul_naive", 0, 1.10, {0}, 2, NULL },
 	{ 3, "03-transpose-padding", "transpose with a padded tile", "transpose", &kind_transpose, 32,
 	  CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP),
-	  "transpose_naive.cl", "transpose_naive", 0, 2.0, {0}, NULL },
+	  "transpose_naive.cl", "transpose_naive", 0, 2.0, {0},
+	  1 /* its text teaches a conflict-free column read: a 2-way one is not */, NULL },
 	{ 4, "04-tile-budget", "choosing TILE within the local-memory budget", "matmul_tiled", &kind_matmul, 16,
 	  CORE | LOCAL | CRIT_BIT(CRIT_TILE_CHOICE), "matmul_naive.cl", "matmul_naive", /* the
 	  baseline: lesson 4 times it at several local sizes (the local-size experiment) */
-	  0, 0, {8, 16, 32, 0}, NULL },
+	  0, 0, {8, 16, 32, 0}, 2, NULL },
 	{ 5, "05-reduction", "parallel reduction in __local memory", "reduce", &kind_reduction, 256,
-	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "reduce_naive.cl", "reduce_naive", 0, 1.30, {0}, NULL },
+	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "reduce_naive.cl", "reduce_naive", 0, 1.30, {0}, 2, NULL },
 };
 
 static const char *crit_ids[CRIT_COUNT] = {
@@ -131,6 +131,11 @@ lesson_size lesson_analysis_size_at(const lesson *l, uint64_t seed, int tile,
 	s.cols = lo.rows == lo.cols && hi.rows == hi.cols ? s.rows
 	         : draw(l, lo.cols, hi.cols, mix(seed ^ UINT64_C(0x5DEECE66D)));
 	return s;
+}
+
+int lesson_conflict_max(const lesson *l)
+{
+	return l->conflict_max > 0 ? l->conflict_max : 2;
 }
 
 const char *lesson_crit_id(lesson_crit c)

@@ -36,6 +36,8 @@ typedef struct lesson {
 	                               kernel natively, which can forge them (devrun.h) */
 	double speedup_gpu;         /* pass bar on a GPU device (measured on an H200)        */
 	int tiles[LESSON_MAX_TILES];/* TILE sweep (lesson 4), 0-terminated; empty: tile only */
+	int conflict_max;           /* the worst n-way a __local access may be for conflict_free
+	                               (NVIDIA model); 0 counts as 2                          */
 	const char *const *say;     /* KS_COUNT words of the lesson's own where its kind's do not
 	                               fit it (lesson 1 has no tiles and no barriers: they live
 	                               in its kind's file); NULL, or a NULL entry: the kind's */
@@ -63,6 +65,9 @@ lesson_size lesson_analysis_size_at(const lesson *l, uint64_t seed, int tile,
 /* The words of situation id for lesson l: its own, else its kind's, else the default
  * (kind.h, kind_say). */
 const char *lesson_say(const lesson *l, kind_say_id id);
+
+/* The worst n-way conflict_free passes in lesson l: its conflict_max, 2 when that is 0. */
+int lesson_conflict_max(const lesson *l);
 
 /* Criterion id string ("memory_safe") and back (-1 when unknown). */
 const char *lesson_crit_id(lesson_crit c);

@@ -108,6 +108,8 @@ static int grade(check_args *a, int quiet)
 	int rc = check_lesson(&a->o, &rep);
 	if (!quiet)
 		report_text(stdout, &rep);
+	/* the hint that text showed, if any, for `make hint` not to repeat (the table shows none) */
+	hint_reported(a->o.l, quiet ? NULL : check_first_failure(&rep));
 	if (a->json && report_write_json(&rep, a->json) != 0) {
 		fprintf(stderr, "clgrade: cannot write %s\n", a->json);
 		rc = 2;

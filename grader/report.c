@@ -68,14 +68,16 @@ static const char *sval(cJSON *o, const char *k)
 /* The lane -> bank picture of one warp of the worst site (check.c drew it): "." for a lane
  * that does not take part, then what the busiest bank serves (distinct words one after
  * another; lanes sharing a word get it in one broadcast). */
-static void text_lanes(FILE *f, const check_site *w)
+static void text_lanes(FILE *f, const check_site *w, int sweep)
 {
 	int n = w->nlanes;
 	if (w->n_way <= 1 || !w->picture)
 		return;
-	char var[200];
-	fprintf(f, "  one warp of the worst access (line %d, %s): lane -> bank\n", w->line,
-	        w->variable[0] ? cell(var, sizeof var, w->variable) : "?");
+	char var[200], at[32] = "";
+	if (sweep && w->tile)   /* which TILE of the sweep it is from */
+		snprintf(at, sizeof at, ", TILE=%d", w->tile);
+	fprintf(f, "  one warp of the worst access (line %d, %s%s): lane -> bank\n", w->line,
+	        w->variable[0] ? cell(var, sizeof var, w->variable) : "?", at);
 	for (int row = 0; row < n; row += 16) {
 		fprintf(f, "    lanes %2d-%2d:", row, row + 15 < n ? row + 15 : n - 1);
 		for (int i = row; i < n && i < row + 16; i++)
@@ -105,13 +107,18 @@ static void text_local(FILE *f, const check_report *rep)
 	const char *prof = rep->opts.profile;
 	fprintf(f, "\n%s__local accesses%s (simulated under Oclgrind; bank model %s; full warps "
 	        "only)\n", C_BOLD, C_END, prof);
-	fprintf(f, "  %-10s %-10s %-6s %7s %18s\n", "line:col", "variable", "access", "n-way",
-	        "wavefronts/ideal");
+	/* a TILE sweep analyses each TILE: its sites come once per TILE, so the TILE is a column */
+	int sweep = rep->opts.l->tiles[0] != 0, bar = lesson_conflict_max(rep->opts.l);
+	fprintf(f, "  %-10s %s%-10s %-6s %7s %18s\n", "line:col", sweep ? "TILE  " : "", "variable",
+	        "access", "n-way", "wavefronts/ideal");
 	cJSON_ArrayForEach(s, sites) {
 		cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), prof);
 		int n = ival(p, "n_way"), inst = ival(s, "instructions");
-		char lc[32], var[200], acc[64];
+		char lc[48], var[200], acc[64];
 		snprintf(lc, sizeof lc, "%d:%d", ival(s, "line"), ival(s, "column"));
+		if (sweep)
+			snprintf(lc + strlen(lc), sizeof lc - strlen(lc), "%*s%-5d", 11 - (int)strlen(lc), "",
+			         ival(s, "tile"));
 		cell(var, sizeof var, sval(s, "variable"));
 		cell(acc, sizeof acc, sval(s, "access"));
 		if (!inst) {   /* reached by edge warps only: nothing priced */
@@ -120,10 +127,10 @@ static void text_local(FILE *f, const check_report *rep)
 			continue;
 		}
 		fprintf(f, "  %-10s %-10s %-6s %s%6d%s %10.1f / %.1f\n", lc, var,
-		        acc, n > 2 ? C_BAD : "", n, C_END,
+		        acc, n > bar ? C_BAD : "", n, C_END,
 		        inst ? dval(p, "wavefronts") / inst : 0, inst ? dval(p, "ideal_wavefronts") / inst : 0);
 	}
-	text_lanes(f, &rep->an.worst);
+	text_lanes(f, &rep->an.worst, sweep);
 }
 
 static void text_global(FILE *f, const check_report *rep)
@@ -523,7 +530,7 @@ static void json_analysis(cJSON *root, const check_report *rep)
 		cJSON_AddItemToObject(o, "range_hi", size_pair(rep->analyses[i].hi.rows, rep->analyses[i].hi.cols));
 		cJSON_AddItemToArray(sizes, o);
 	}
-	/* the first run's range (each size has its own, as lesson 4's chosen TILE may move it) */
+	/* the first run's range (each size has its own: another TILE of a sweep may move it) */
 	lesson_size lo = rep->nanalyses ? rep->analyses[0].lo : l->kind->analysis_lo;
 	lesson_size hi = rep->nanalyses ? rep->analyses[0].hi : l->kind->analysis_hi;
 	cJSON_AddItemToObject(a, "range_lo", size_pair(lo.rows, lo.cols));
@@ -564,6 +571,8 @@ static void json_memory(cJSON *root, const check_report *rep)
 		p = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"), rep->opts.profile);
 		int inst = ival(s, "instructions");
 		site_place(o, s);
+		if (rep->opts.l->tiles[0])   /* a TILE sweep: the run's TILE */
+			cJSON_AddNumberToObject(o, "tile", ival(s, "tile"));
 		cJSON_AddNumberToObject(o, "n_way", ival(p, "n_way"));
 		cJSON_AddNumberToObject(o, "wavefronts", inst ? dval(p, "wavefronts") / inst : 0);
 		cJSON_AddNumberToObject(o, "ideal_wavefronts", inst ? dval(p, "ideal_wavefronts") / inst : 0);

@@ -244,14 +244,16 @@ static int judge(const check_report *rep, const tile_profile *tp, const char *so
 	}
 	int best = tile_best(rep, p);
 	if (chosen != best) {
+		/* which rule the choice breaks, never the TILE that keeps both (hints.md: no answers) */
 		occ_result b = tile_occupancy(rep, p, best);
 		snprintf(msg, mlen, "TILE=%ld on %s: %d group%s of %ld work-items per SM = %d of its "
-		         "%d warp slots, %.0f%% occupancy, limited by %s, %.3f global bytes per FLOP; "
-		         "TILE=%d reaches %.0f%% (%d group%s, limited by %s) with %.3f", chosen,
-		         tp->short_name, r.groups_per_cu, r.groups_per_cu == 1 ? "" : "s", chosen * chosen,
-		         r.active_warps, r.max_warps, 100 * r.occupancy, occ_limiter_name(r.limiter),
-		         4.0 / chosen, best, 100 * b.occupancy, b.groups_per_cu,
-		         b.groups_per_cu == 1 ? "" : "s", occ_limiter_name(b.limiter), 4.0 / best);
+		         "%d warp slots, %.0f%% occupancy, limited by %s, %.3f global bytes per FLOP; %s",
+		         chosen, tp->short_name, r.groups_per_cu, r.groups_per_cu == 1 ? "" : "s",
+		         chosen * chosen, r.active_warps, r.max_warps, 100 * r.occupancy,
+		         occ_limiter_name(r.limiter), 4.0 / chosen,
+		         b.occupancy > r.occupancy ? "another TILE of the sweep reaches a higher occupancy"
+		         : "another TILE of the sweep reaches the same occupancy with fewer global bytes "
+		           "per FLOP");
 		snprintf(try_, tlen, "in the TILE sweep table below, keep the TILEs with the highest %s "
 		         "occupancy, then take the one that loads the fewest bytes per FLOP",
 		         tp->short_name);
@@ -302,13 +304,4 @@ void tile_eval(const check_opts *o, const char *source, check_report *rep)
 	         right[1], regs, assumed ? "assumed: this device does not report them" :
 	         "as the device's compiler reported");
 	(void)o;
-}
-
-int tile_chosen(const check_report *rep, const char *source)
-{
-	char tile_s[32] = "";
-	int chosen = 0;
-	if (tile_value(rep, source, "CHOSEN_TILE_SM90", tile_s, sizeof tile_s) != 0)
-		return 0;
-	return sscanf(tile_s, "%d", &chosen) == 1 && chosen > 0 ? chosen : 0;
 }

@@ -367,7 +367,7 @@ END_TEST
 
 START_TEST(progress_table_list_and_hints)
 {
-	char dir[] = "/tmp/clgrade-cli-XXXXXX", cmd[1024], path[300];
+	char dir[] = "/tmp/clgrade-cli-XXXXXX", cmd[2048], path[300];
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	/* a private root, so hint state and statuses do not touch the checkout; it shares the
 	 * suite's PoCL cache (the kernels are the starters, compiled the same), and the table is
@@ -380,7 +380,9 @@ START_TEST(progress_table_list_and_hints)
 	         "export CLGRADE_ROOT=%s NO_COLOR=1 && "
 	         "(build/clgrade check --timeout 30 --no-analysis; echo \"rc=$?\") > table.txt 2>&1 && "
 	         "build/clgrade list > list.txt && build/clgrade hint 2 > h1.txt && "
-	         "build/clgrade hint 2 > h2.txt", dir, dir, dir, dir, dir, dir, dir, dir);
+	         "build/clgrade hint 2 > h2.txt && "
+	         "{ build/clgrade check 1 --no-analysis > c1.txt 2>&1; [ $? = 1 ]; } && "
+	         "build/clgrade hint 1 > h3.txt", dir, dir, dir, dir, dir, dir, dir, dir);
 	ck_assert_int_eq(system(cmd), 0);
 	snprintf(path, sizeof path, "%s/table.txt", dir);
 	char *t = itest_slurp(path);
@@ -400,6 +402,22 @@ START_TEST(progress_table_list_and_hints)
 	snprintf(path, sizeof path, "%s/h2.txt", dir);
 	t = itest_slurp(path);
 	ck_assert_ptr_nonnull(strstr(t, "hint 2 of"));
+	free(t);
+	/* the first check of a lesson fills the seed cache and says so, on stderr; the next does
+	 * not, and its report ends with lesson 1's first hint, which `hint 1` then skips */
+	snprintf(path, sizeof path, "%s/table.txt", dir);
+	t = itest_slurp(path);
+	ck_assert_msg(strstr(t, "clgrade: compiling the grader's own kernels for lesson 1 into "
+	                        "build/pocl-seed"), "%s", t);
+	free(t);
+	snprintf(path, sizeof path, "%s/c1.txt", dir);
+	t = itest_slurp(path);
+	ck_assert_msg(!strstr(t, "compiling the grader's own kernels") &&
+	              strstr(t, "hint (correct): "), "%s", t);
+	free(t);
+	snprintf(path, sizeof path, "%s/h3.txt", dir);
+	t = itest_slurp(path);
+	ck_assert_msg(strncmp(t, "hint 2 of", 9) == 0, "%s", t);
 	free(t);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);

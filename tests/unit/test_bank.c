@@ -590,6 +590,55 @@ START_TEST(test_fix_in_one_dimension)
 }
 END_TEST
 
+/* A warp that holds 4 lines of an 8-wide work-group (TILE=8): lane l is (tx, ty) = (l % 8,
+ * l / 8).  As[ty][tx] with a row of 32 floats: each line alone is conflict-free, the lines
+ * are 32 words apart and meet in one bank (4-way): the step is 32.  As[ty][k], the same row,
+ * is a broadcast per line: the same.  With a row of TILE = 8 floats the warp's words lie end
+ * to end: conflict-free, no step.  A column walk within a line (Bs[tx][k], row 8) conflicts
+ * inside one line: not this pattern.  A warp of one line (TILE >= 32) never is. */
+START_TEST(test_row_step)
+{
+	const bank_profile *p = bank_profile_find("nvidia");
+	uint64_t a[32];
+	for (int l = 0; l < 32; l++)
+		a[l] = 4u * (32u * (uint64_t)(l / 8) + (uint64_t)(l % 8));
+	ck_assert_int_eq(bank_access(p, a, NULL, 32, 4, 1).n_way, 4);
+	ck_assert_int_eq(bank_row_step(p, a, NULL, 32, 8), 32);
+	for (int l = 0; l < 32; l++)
+		a[l] = 4u * (32u * (uint64_t)(l / 8) + 3u);
+	ck_assert_int_eq(bank_row_step(p, a, NULL, 32, 8), 32);
+	for (int l = 0; l < 32; l++)
+		a[l] = 4u * (8u * (uint64_t)(l / 8) + (uint64_t)(l % 8));
+	ck_assert_int_eq(bank_access(p, a, NULL, 32, 4, 1).n_way, 1);
+	ck_assert_int_eq(bank_row_step(p, a, NULL, 32, 8), 0);
+	for (int l = 0; l < 32; l++)
+		a[l] = 4u * 32u * (uint64_t)(l % 8);
+	ck_assert_int_eq(bank_row_step(p, a, NULL, 32, 8), 0);
+	for (int l = 0; l < 32; l++)
+		a[l] = 4u * 32u * (uint64_t)l;
+	ck_assert_int_eq(bank_row_step(p, a, NULL, 32, 32), 0);
+	ck_assert_int_eq(bank_row_step(p, a, NULL, 32, 0), 0);
+	unsigned char on[32];
+	for (int l = 0; l < 32; l++)
+		on[l] = l != 8, a[l] = 4u * (32u * (uint64_t)(l / 8) + (uint64_t)(l % 8));
+	ck_assert_int_eq(bank_row_step(p, a, on, 32, 8), 0);   /* lane 8 inactive: no step known */
+}
+END_TEST
+
+START_TEST(test_fix_rows)
+{
+	char buf[600];
+	bank_fix_rows(32, 32, 8, 32, "As", buf, sizeof buf);
+	ck_assert_ptr_nonnull(strstr(buf, "one warp holds 4 values of get_local_id(1), 8 work-items "
+	                                  "each (the work-group is TILE=8 wide)"));
+	ck_assert_ptr_nonnull(strstr(buf, "lie 32 further, a multiple of the 32 banks"));
+	ck_assert_ptr_nonnull(strstr(buf, "make the last dimension of As TILE long"));
+	bank_fix_rows(33, 32, 8, 32, NULL, buf, sizeof buf);
+	ck_assert_ptr_null(strstr(buf, "a multiple"));
+	ck_assert_ptr_nonnull(strstr(buf, "of the array TILE long"));
+}
+END_TEST
+
 static Suite *
 bank_suite(void)
 {
@@ -629,6 +678,8 @@ bank_suite(void)
 	tcase_add_test(t, test_fix_never_swaps_a_transpose);
 	tcase_add_test(t, test_fix_swaps_beside_a_broadcast);
 	tcase_add_test(t, test_fix_in_one_dimension);
+	tcase_add_test(t, test_row_step);
+	tcase_add_test(t, test_fix_rows);
 	suite_add_tcase(s, t);
 	return s;
 }

@@ -326,7 +326,7 @@ END_TEST
 START_TEST(sizes_edge_not_mixed_up)
 {
 	/* lesson 3's sizes: right at every multiple of TILE=32, wrong where a tile is partial */
-	diag_size s[] = { {1, 1, 1}, {100, 37, 0}, {37, 100, 0}, {64, 64, 1}, {32, 96, 1}, {33, 65, 0} };
+	diag_size s[] = { {1, 1, 1, 0}, {100, 37, 0, 0}, {37, 100, 0, 0}, {64, 64, 1, 0}, {32, 96, 1, 0}, {33, 65, 0, 0} };
 	char extra[400], try_[400];
 	ck_assert_int_eq(diag_sizes(lesson_find("3"), s, 6, 32, extra, sizeof extra, try_, sizeof try_), 1);
 	ck_assert_ptr_null(strstr(extra, "mixed up"));
@@ -338,21 +338,21 @@ END_TEST
 START_TEST(sizes_mixed_up_needs_nonsquare_multiple_wrong)
 {
 	char extra[400], try_[400];
-	diag_size s[] = { {1, 1, 1}, {100, 37, 0}, {37, 100, 0}, {64, 64, 1}, {32, 96, 0}, {33, 65, 0} };
+	diag_size s[] = { {1, 1, 1, 0}, {100, 37, 0, 0}, {37, 100, 0, 0}, {64, 64, 1, 0}, {32, 96, 0, 0}, {33, 65, 0, 0} };
 	ck_assert_int_eq(diag_sizes(lesson_find("3"), s, 6, 32, extra, sizeof extra, try_, sizeof try_), 1);
 	ck_assert_ptr_nonnull(strstr(extra, "rows and cols are mixed up"));
 	/* the same pattern in matmul (square only) never says so */
-	diag_size m[] = { {1, 1, 0}, {17, 17, 0}, {100, 100, 0}, {256, 256, 1} };
+	diag_size m[] = { {1, 1, 0, 0}, {17, 17, 0, 0}, {100, 100, 0, 0}, {256, 256, 1, 0} };
 	ck_assert_int_eq(diag_sizes(lesson_find("2"), m, 4, 16, extra, sizeof extra, try_, sizeof try_), 1);
 	ck_assert_ptr_null(strstr(extra, "mixed up"));
 	ck_assert_ptr_nonnull(strstr(extra, "right at 256x256, a multiple of TILE=16"));
 	/* wrong at a multiple too: not an edge problem */
-	diag_size w[] = { {1, 1, 1}, {17, 17, 0}, {100, 100, 1}, {256, 256, 0} };
+	diag_size w[] = { {1, 1, 1, 0}, {17, 17, 0, 0}, {100, 100, 1, 0}, {256, 256, 0, 0} };
 	ck_assert_int_eq(diag_sizes(lesson_find("2"), w, 4, 16, extra, sizeof extra, try_, sizeof try_), 1);
 	ck_assert_ptr_null(strstr(extra, "multiple of TILE=16, and wrong only"));
 	ck_assert_ptr_nonnull(strstr(extra, "right at 100x100"));
 	/* wrong everywhere: nothing to say */
-	diag_size all[] = { {1, 1, 0}, {17, 17, 0} };
+	diag_size all[] = { {1, 1, 0, 0}, {17, 17, 0, 0} };
 	ck_assert_int_eq(diag_sizes(lesson_find("2"), all, 2, 16, extra, sizeof extra, try_, sizeof try_), 0);
 	ck_assert_str_eq(extra, "");
 }
@@ -363,8 +363,8 @@ START_TEST(sizes_in_the_reduction_words)
 	char extra[600], try_[400];
 	/* right while each work-item loads one element (n <= 524288 work-items), wrong beyond:
 	 * the grid-stride loop, not a hard-coded size or a partial tile */
-	diag_size s[] = { {1, 1, 1}, {1, 255, 1}, {1, 257, 1}, {1, 4099, 1}, {1, 1000003, 0},
-	                  {1, 1400017, 0} };
+	diag_size s[] = { {1, 1, 1, 0}, {1, 255, 1, 0}, {1, 257, 1, 0}, {1, 4099, 1, 0}, {1, 1000003, 0, 0},
+	                  {1, 1400017, 0, 0} };
 	ck_assert_int_eq(diag_sizes(lesson_find("5"), s, 6, 256, extra, sizeof extra, try_,
 	                            sizeof try_), 1);
 	ck_assert_ptr_nonnull(strstr(extra, "up to the global size (524288 work-items"));
@@ -373,7 +373,7 @@ START_TEST(sizes_in_the_reduction_words)
 	ck_assert_ptr_null(strstr(try_, "tile"));
 	ck_assert_ptr_null(strstr(extra, "1x"));
 	/* right in one group, wrong in two: a group's partial sum */
-	diag_size g[] = { {1, 1, 1}, {1, 255, 1}, {1, 257, 0}, {1, 4099, 0} };
+	diag_size g[] = { {1, 1, 1, 0}, {1, 255, 1, 0}, {1, 257, 0, 0}, {1, 4099, 0, 0} };
 	ck_assert_int_eq(diag_sizes(lesson_find("5"), g, 4, 256, extra, sizeof extra, try_,
 	                            sizeof try_), 1);
 	ck_assert_ptr_nonnull(strstr(extra, "within one work-group"));

@@ -73,8 +73,10 @@ static void make_root(void)
 
 static void remove_root(void)
 {
-	char p[512];
+	char p[600];
 	unlink(state);
+	snprintf(p, sizeof p, "%s.reported", state);
+	unlink(p);
 	snprintf(p, sizeof p, "%s/build/hints", root);
 	rmdir(p);
 	snprintf(p, sizeof p, "%s/build", root);
@@ -260,6 +262,37 @@ START_TEST(test_fixture_next_bad_state)
 	ck_assert_int_eq(run_next(l, out, sizeof out), 0);
 	ck_assert(strncmp(out, "hint 3 of 6 (01-naive-matmul, about correct)", 44) == 0);
 	ck_assert_int_eq(read_state(), 3);
+	unlink(state);
+}
+END_TEST
+
+/* The hint the last report printed is skipped when it would come next, once; a report that
+ * printed none (or a criterion without a hint) skips nothing. */
+START_TEST(test_fixture_next_skips_the_reported_hint)
+{
+	const lesson *l = fixture_lesson();
+	char out[2048], reported[600];
+	snprintf(reported, sizeof reported, "%s.reported", state);
+	unlink(state);
+	hint_reported(l, "correct");            /* the report printed hint 1 */
+	ck_assert_int_eq(access(reported, F_OK), 0);
+	ck_assert_int_eq(run_next(l, out, sizeof out), 0);
+	ck_assert(strncmp(out, "hint 2 of 6 (01-naive-matmul, about memory_safe)", 48) == 0);
+	ck_assert_int_eq(read_state(), 2);
+	ck_assert_int_eq(run_next(l, out, sizeof out), 0);   /* hint 3 is tagged correct too */
+	ck_assert(strncmp(out, "hint 3 of 6 (01-naive-matmul, about correct)", 44) == 0);
+	unlink(state);
+	hint_reported(l, "runs");               /* hint 5, not next: hint 1 comes */
+	ck_assert_int_eq(run_next(l, out, sizeof out), 0);
+	ck_assert(strncmp(out, "hint 1 of 6 ", 12) == 0);
+	unlink(state);
+	hint_reported(l, "speedup");            /* no such hint: nothing recorded */
+	ck_assert_int_eq(access(reported, F_OK), -1);
+	ck_assert_int_eq(run_next(l, out, sizeof out), 0);
+	ck_assert(strncmp(out, "hint 1 of 6 ", 12) == 0);
+	hint_reported(l, "memory_safe");
+	hint_reported(l, NULL);                 /* a report without a hint clears it */
+	ck_assert_int_eq(access(reported, F_OK), -1);
 	unlink(state);
 }
 END_TEST
@@ -498,6 +531,7 @@ static Suite *hint_suite(void)
 	tcase_add_test(t, test_fixture_for);
 	tcase_add_test(t, test_fixture_next_cycles);
 	tcase_add_test(t, test_fixture_next_bad_state);
+	tcase_add_test(t, test_fixture_next_skips_the_reported_hint);
 	tcase_add_test(t, test_fixture_next_no_hints);
 	suite_add_tcase(s, t);
 
