@@ -326,6 +326,16 @@ bank_busiest(const bank_profile *p, const uint64_t *addr, const unsigned char *a
 	return best;
 }
 
+static int gcd_int(int a, int b)
+{
+	a = a < 0 ? -a : a;
+	while (b) {
+		int t = a % b;
+		a = b, b = t;
+	}
+	return a ? a : 1;
+}
+
 void
 bank_fix(const bank_words *w, int stride, int banks, int other_line, const char *other_access,
          int other_broadcast, char *buf, size_t len)
@@ -349,8 +359,8 @@ bank_fix(const bank_words *w, int stride, int banks, int other_line, const char 
 		         "so they all hit one bank: %s%s%s", stride, banks, w->pad, alt, swap);
 	else if (stride && stride % 2 == 0)
 		snprintf(buf, len, "neighbouring lanes are %d words apart; with an even stride, lanes "
-		         "that differ by %d/gcd(stride, %d) share a bank: %s%s%s", stride, banks, banks,
-		         w->pad, alt, swap);
+		         "that differ by %d (the %d banks over gcd(%d, %d)) share a bank: %s%s%s",
+		         stride, banks / gcd_int(stride, banks), banks, stride, banks, w->pad, alt, swap);
 	else
 		snprintf(buf, len, "make the lanes of one warp touch different banks: %s%s%s", w->pad,
 		         alt, swap);
