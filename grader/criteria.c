@@ -229,7 +229,22 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 				sizes[ns++] = (diag_size){ ch->runs[i].rows, ch->runs[i].cols,
 				                           ch->runs[i].cmp.passed,
 				                           ch->runs[i].cmp.nonfinite > 0 };
-		if (bad->reads_output)
+		const check_run *nonzero = NULL;   /* a run whose output is not all 0 */
+		for (int i = 0; i < ch->nruns && !nonzero; i++)
+			if (ch->runs[i].done && !ch->runs[i].cmp.all_zero)
+				nonzero = &ch->runs[i];
+		int small = bad->rows < o->l->tile || bad->cols < o->l->tile;
+		char pattern[sizeof bad->cmp.pattern];
+		snprintf(pattern, sizeof pattern, "%s", bad->cmp.pattern);
+		if (bad->cmp.all_zero && small && nonzero) {
+			/* 0 only where the size is below TILE: a loop that runs no turn there */
+			snprintf(pattern, sizeof pattern, "every element of %s is 0 at this size, below the "
+			         "work-group's width of %d, and not at %s: the loop that adds into it runs "
+			         "zero times here (a trip count that rounds down to 0, or that stops one "
+			         "short, like k < n - 1)", o->l->kind->args[o->l->kind->n_inputs], o->l->tile,
+			         KIND_SIZE(o->l->kind, nonzero->rows, nonzero->cols));
+			snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_ZERO_TRIP_TRY));
+		} else if (bad->reads_output)
 			diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
 			                  sizeof try_);
 		else
@@ -250,7 +265,7 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		}
 		set(c, CRIT_FAIL, try_, "wrong at %s (seed %llu): %s%s",
 		    KIND_SIZE(o->l->kind, bad->rows, bad->cols), (unsigned long long)o->seed,
-		    bad->cmp.pattern, extra);
+		    pattern, extra);
 		return;
 	}
 	for (int i = 0; i < ch->ntiles; i++)

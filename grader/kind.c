@@ -19,6 +19,8 @@ static const char *const defaults[KS_COUNT] = {
 	[KS_PAD] = "let neighbouring lanes use neighbouring words",
 	[KS_SWIZZLE] = "",
 	[KS_EDGE_PART] = "elements",
+	[KS_ZERO_TRIP_TRY] = "let the loop run over every element the result needs, whatever the "
+	                     "size: (n + TILE - 1) / TILE turns of TILE, not n / TILE",
 };
 
 const char *kind_say(const kind *k, kind_say_id id)

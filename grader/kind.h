@@ -34,6 +34,7 @@ typedef enum kind_say_id {
 	KS_PAD,            /* the padding fix of a strided __local access                        */
 	KS_SWIZZLE,        /* the swizzle fix ("" : none for this kind's arrays)                 */
 	KS_EDGE_PART,      /* what the last partial group of a size covers ("rows or columns")   */
+	KS_ZERO_TRIP_TRY,  /* a loop that runs no turn at the smallest sizes                     */
 	KS_COUNT
 } kind_say_id;
 

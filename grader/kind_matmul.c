@@ -109,6 +109,7 @@ const char *const kind_matmul_untiled[KS_COUNT] = {
 	[KS_EDGE_TRY] = "guard every load and store with the real size N (if (row < N && col < N)): "
 	                "work-items past the edge exist",
 	[KS_SIZE_TRY] = "use N everywhere, with no size of your own",
+	[KS_ZERO_TRIP_TRY] = "let the dot product run over every k: k < N (at N = 1, one turn)",
 };
 
 const kind kind_matmul = {

@@ -116,11 +116,7 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 		snprintf(r->pattern, sizeof r->pattern, "no element of %s was written (all still hold the "
 		         "grader's NaN fill): does the kernel store its result, and is the store's guard right?",
 		         p->out_name);
-	else if (zeros == n && tile > 1 && (p->out_rows < tile || p->out_cols < tile))
-		snprintf(r->pattern, sizeof r->pattern, "every element of %s is 0 at this size: the "
-		         "loop that adds into it runs zero times here (a trip count that rounds down to "
-		         "0, like n / %d, or that stops one short, like k < n - 1)", p->out_name, tile);
-	else if (zeros == n)
+	else if (zeros == n && (r->all_zero = 1))
 		snprintf(r->pattern, sizeof r->pattern, "every element of %s is 0: the kernel stores "
 		         "without accumulating anything", p->out_name);
 	else if (p->kind->pattern && p->kind->pattern(p, got, r->pattern, sizeof r->pattern)) {

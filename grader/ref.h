@@ -55,6 +55,7 @@ typedef struct ref_result {
 	int first_row, first_col;/* first bad element (row-major order), -1 when none */
 	double got, expected;
 	char pattern[320];       /* what this pattern usually means; "" when passed */
+	int all_zero;            /* every element came out 0 */
 } ref_result;
 
 /* Compare the kernel's output with the reference; tile is the lesson's TILE (to recognise
