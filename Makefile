@@ -2,10 +2,11 @@
 #   make deps                      install the packages, Debian 12 or Ubuntu 24.04 (sudo when not root),
 #                                  with the Slurm test's (slurmctld, slurmd, slurm-client, munge)
 #   make                           build build/clgrade and the Oclgrind tracer plugin
-#   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json]
+#   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json] [HTML=page.html]
 #   make check                     grade every lesson's current kernel (a progress table)
 #   make hint LESSON=N             print the lesson's next hint
-#   make watch LESSON=N            re-grade the lesson's kernel on every save (Ctrl-C to leave)
+#   make watch LESSON=N [HTML=f]   re-grade the lesson's kernel on every save (Ctrl-C to leave);
+#                                  HTML= keeps that page current (it reloads itself)
 #   make test                      Check unit tests + integration tests (in build/pristine), as
 #                                  many test binaries at once as there are cores (J=N to change)
 #   make test T=test_batch         build and run one test binary (T=batch works too)
@@ -120,7 +121,7 @@ $(foreach o,$(BUILD)/obj/main.o $(LIBOBJS) $(PLUGIN_OBJS) $(ITEST_OBJ) $(UNIT_TE
   $(if $(wildcard $(basename $(o)).d),,$(eval $(o): $(wildcard grader/*.h grader/tracer/*.h))))
 
 CHECK_CMD = $(BUILD)/clgrade check $(LESSON) $(if $(KERNEL),'$(KERNEL)') $(if $(DEVICE),--device '$(DEVICE)') \
-	    $(if $(JSON),--json '$(JSON)') $(if $(SEED),--seed $(SEED))
+	    $(if $(JSON),--json '$(JSON)') $(if $(HTML),--html '$(HTML)') $(if $(SEED),--seed $(SEED))
 
 # `make check` exits like `clgrade check` -- 0 pass, 1 fail, 2 the grader could not run -- and
 # a failing kernel gets no "make: *** [check] Error 1" line.  make itself can only exit 1 in
@@ -152,7 +153,7 @@ hint: all
 watch: all
 	@$(if $(LESSON),,echo "usage: make watch LESSON=N [KERNEL=file.cl] [DEVICE=substring]" >&2; exit 2;) \
 	$(BUILD)/clgrade watch $(LESSON) $(if $(KERNEL),'$(KERNEL)') $(if $(DEVICE),--device '$(DEVICE)') \
-	    $(if $(SEED),--seed $(SEED))
+	    $(if $(HTML),--html '$(HTML)') $(if $(SEED),--seed $(SEED))
 
 # The tests run in build/pristine (tests/pristine.sh): the starters and solutions as committed,
 # so a student's solved kernels/starter files never turn the suite red.  tests/run.sh runs J

@@ -563,6 +563,9 @@ static void json_memory(cJSON *root, const check_report *rep)
 		cJSON_AddNumberToObject(o, "n_way", ival(p, "n_way"));
 		cJSON_AddNumberToObject(o, "wavefronts", inst ? dval(p, "wavefronts") / inst : 0);
 		cJSON_AddNumberToObject(o, "ideal_wavefronts", inst ? dval(p, "ideal_wavefronts") / inst : 0);
+		cJSON_AddNumberToObject(o, "instructions", inst);
+		cJSON_AddNumberToObject(o, "tile", ival(s, "tile"));
+		cJSON_AddBoolToObject(o, "worst", cJSON_IsTrue(cJSON_GetObjectItem(s, "worst")));
 		cJSON_AddItemToObject(o, "profiles", cJSON_Duplicate(cJSON_GetObjectItem(s, "profiles"), 1));
 		if (cJSON_GetObjectItem(s, "worst_lanes"))
 			cJSON_AddItemToObject(o, "worst_lanes", cJSON_Duplicate(cJSON_GetObjectItem(s, "worst_lanes"), 1));
@@ -574,6 +577,11 @@ static void json_memory(cJSON *root, const check_report *rep)
 		site_place(o, s);
 		cJSON_AddNumberToObject(o, "sectors_per_request", req ? dval(s, "sectors") / req : 0);
 		cJSON_AddNumberToObject(o, "ideal", req ? dval(s, "ideal_sectors") / req : 0);
+		cJSON_AddBoolToObject(o, "uncoalesced", req && check_uncoalesced(dval(s, "sectors") / req,
+		                                                               dval(s, "ideal_sectors") / req));
+		if (cJSON_GetObjectItem(s, "worst_request"))
+			cJSON_AddItemToObject(o, "worst_request",
+			                      cJSON_Duplicate(cJSON_GetObjectItem(s, "worst_request"), 1));
 		cJSON_AddItemToArray(gsites, o);
 	}
 	cJSON *gb = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0),
