@@ -8,6 +8,7 @@
 
 #include "esc.h"
 #include "hint.h"
+#include "html.h"
 #include "report.h"
 #include "tilechoice.h"
 
@@ -738,6 +739,26 @@ int report_score(const check_report *rep, int *score)
 	return max;
 }
 
+/* The top-level output: the verdict line, then the findings on the student's source that
+ * the HTML page shows at their lines (html_findings_text), one line each. */
+static void gradescope_output(cJSON *root, const check_report *rep, const char *verdict)
+{
+	if (rep->exit_code == 2 || !rep->analysis) {
+		cJSON_AddStringToObject(root, "output", verdict);
+		return;
+	}
+	cJSON *j = report_json(rep);
+	size_t len = strlen(verdict) + 8300;
+	char *out = malloc(len), found[8192];
+	html_findings_text(j, found, sizeof found);
+	if (out)
+		snprintf(out, len, "%s%s%s", verdict, found[0] ? "\nFindings on your source:\n" : "",
+		         found);
+	cJSON_AddStringToObject(root, "output", out ? out : verdict);
+	free(out);
+	cJSON_Delete(j);
+}
+
 cJSON *report_gradescope(const check_report *rep)
 {
 	cJSON *root = cJSON_CreateObject(), *tests = cJSON_CreateArray();
@@ -773,7 +794,7 @@ cJSON *report_gradescope(const check_report *rep)
 		snprintf(out, sizeof out, "lesson %s: %s%s%s", rep->opts.l->slug,
 		         rep->verdict_pass ? "pass" : "fail", rep->analysis_note[0] ? ". Note: " : "",
 		         (esc_str(a, sizeof a, rep->analysis_note, ESC_LINE, subs), a));
-	cJSON_AddStringToObject(root, "output", out);
+	gradescope_output(root, rep, out);
 	for (int i = 0; i < rep->ncrit; i++) {
 		const check_crit *c = &rep->crit[i];
 		cJSON *t = cJSON_CreateObject();
