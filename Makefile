@@ -115,6 +115,12 @@ $(BUILD)/tests/%: tests/integration/%.c $(ITEST_OBJ) $(BUILD)/libclgrade.a
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(ITEST_OBJ) \
 	    $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
 
+# test_html decodes its screenshots with libpng when it is there (`make deps` installs it);
+# without it, that one test says it skipped.
+PNG_OK := $(shell pkg-config --exists libpng 2>/dev/null && echo 1)
+$(BUILD)/tests/test_html: CHECK_CFLAGS += $(if $(PNG_OK),-DHAVE_PNG $(shell pkg-config --cflags libpng))
+$(BUILD)/tests/test_html: CHECK_LIBS += $(if $(PNG_OK),$(shell pkg-config --libs libpng))
+
 -include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/pic/*.d $(BUILD)/obj/tracer/*.d $(BUILD)/tests/*.d)
 # An output built before its .d existed (an older Makefile): every header, until it is rebuilt.
 $(foreach o,$(BUILD)/obj/main.o $(LIBOBJS) $(PLUGIN_OBJS) $(ITEST_OBJ) $(UNIT_TESTS) $(INT_TESTS),\
