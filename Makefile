@@ -1,6 +1,7 @@
 # Makefile — build, grade, test and benchmark OpenCL Memory Lab.
 #   make deps                      install the packages, Debian 12 or Ubuntu 24.04 (sudo when not root),
-#                                  with the Slurm test's (slurmctld, slurmd, slurm-client, munge)
+#                                  with the Slurm test's (slurmctld, slurmd, slurm-client, munge) and
+#                                  test_html's (chromium, libpng-dev)
 #   make                           build build/clgrade and the Oclgrind tracer plugin
 #   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json] [HTML=page.html]
 #   make check                     grade every lesson's current kernel (a progress table)
@@ -13,6 +14,7 @@
 #   make bench                     wall time of `make check` per lesson (median of runs), and
 #                                  batch throughput (lesson 3, 40 submissions, -j 2)
 #   make bench BASE=rev            check wall time against revision rev, alternating (ratio)
+#   make bench HTML=1              check wall time with --html against without, alternating (ratio)
 #   make gradescope LESSON=N       Gradescope autograder zip (build/gradescope/autograder-<slug>.zip)
 
 BUILD    := build
@@ -183,8 +185,8 @@ test: all $(RUN_TESTS)
 	@cd $(BUILD)/pristine && sh tests/run.sh $(if $(J),-j $(J)) $(RUN_TESTS)
 
 bench: all
-	@sh tests/bench.sh
-	@[ -n "$(BASE)" ] || sh tests/bench-batch.sh
+	@BENCH_HTML='$(HTML)' sh tests/bench.sh
+	@[ -n "$(BASE)$(HTML)" ] || sh tests/bench-batch.sh
 
 gradescope:
 	@sh grader/gradescope/make-zip.sh '$(LESSON)'

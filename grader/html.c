@@ -55,7 +55,7 @@ static const char *css =
 	"body{font:15px/1.45 system-ui,sans-serif;margin:1.5em auto;max-width:70em;padding:0 1em;"
 	"color:#111;background:#fff}h1{font-size:1.4em}h2{font-size:1.15em;margin-top:1.6em;"
 	"border-bottom:1px solid #ccc}table{border-collapse:collapse}td,th{padding:2px 8px;"
-	"text-align:left;vertical-align:top}th{background:#f2f2f2}.pass{color:#006b4f}"
+	"text-align:left;vertical-align:top}th{background:#f2f2f2}tr.crit td:first-child{white-space:nowrap}.pass{color:#006b4f}"
 	".fail{color:#a63c00}.na{color:#555}.verdict{font-size:1.3em;font-weight:bold}"
 	".src{font:13px/1.35 ui-monospace,monospace;width:100%}.src td.ln{color:#777;"
 	"text-align:right;user-select:none}.src td.code{white-space:pre-wrap}.src tr.hit td.code"
@@ -66,7 +66,7 @@ static const char *css =
 	"system-ui,sans-serif}svg text.mark{font-size:8px}details{margin:.3em 0}pre.log{background:#f6f6f6;padding:.5em;"
 	"white-space:pre-wrap}.muted{color:#555}"
 	"@media print{body{max-width:none;margin:0;font-size:11pt}a{color:#000}"
-	"details{display:none}.src tr.hit td.code{background:none;font-weight:bold}"
+	"details>summary{list-style:none}.src tr.hit td.code{background:none;font-weight:bold}"
 	"h2{break-after:avoid}}";
 
 void html_head(FILE *f, const char *title, const html_opts *o)

@@ -143,15 +143,17 @@ void html_svg_lanes(FILE *f, const cJSON *site)
 	if (!cJSON_IsArray(banks) || !cJSON_IsArray(roles) || nbanks < 1 || nbanks > 64)
 		return;
 	char id[32];
+	int conflicted = html_num(wl, "n_way") > 1, worst = cJSON_IsTrue(cJSON_GetObjectItem(site, "worst"));
 	snprintf(id, sizeof id, "lanes%d", ++seq);
-	html_printf(f, "<figure class=\"site local%s\" data-line=\"%d\"><figcaption>",
-	            cJSON_IsTrue(cJSON_GetObjectItem(site, "worst")) ? " worst" : "",
-	            (int)html_num(site, "line"));
+	/* a conflict-free site's warp is there, folded: its one line says all */
+	html_printf(f, "<%s class=\"site local%s\" data-line=\"%d\"><%s>", conflicted ? "figure" :
+	            "details", worst ? " worst" : "", (int)html_num(site, "line"),
+	            conflicted ? "figcaption" : "summary");
 	site_name(f, site);
-	html_printf(f, ": %d-way%s (TILE=%d, group %d, warp %d)</figcaption>\n",
-	            (int)html_num(wl, "n_way"), cJSON_IsTrue(cJSON_GetObjectItem(site, "worst")) ?
-	            ", the worst site" : "", (int)html_num(site, "tile"), (int)html_num(wl, "group"),
-	            (int)html_num(wl, "warp"));
+	html_printf(f, ": %d-way%s (TILE=%d, group %d, warp %d)</%s>\n", (int)html_num(wl, "n_way"),
+	            worst && conflicted ? ", the worst site" : conflicted ? "" : ", conflict-free",
+	            (int)html_num(site, "tile"), (int)html_num(wl, "group"), (int)html_num(wl, "warp"),
+	            conflicted ? "figcaption" : "summary");
 	lanes_svg(f, site, banks, roles, nbanks, (int)html_num(wl, "n_way"), id, "now");
 	if (cJSON_IsObject(pd)) {
 		html_printf(f, "<p>after the fix the report proposes, each row of %d words padded to "
@@ -162,7 +164,7 @@ void html_svg_lanes(FILE *f, const cJSON *site)
 		          nbanks, (int)html_num(pd, "n_way"), id, "after-fix");
 	}
 	lane_table(f, banks, roles, cJSON_IsObject(pd) ? pd : NULL);
-	fputs("</figure>\n", f);
+	fputs(conflicted ? "</figure>\n" : "</details>\n", f);
 }
 
 /* ---- a global request's sectors ---------------------------------------------------------------- */
@@ -361,6 +363,11 @@ void html_svg_sweep(FILE *f, const cJSON *tiles)
 	sweep_panel(f, tiles, "sweep-ms", "time ms", val_ms, 1, 4);
 	sweep_panel(f, tiles, "sweep-local", "__local B", val_local, 1, SW_H + 14);
 	sweep_panel(f, tiles, "sweep-occ", "occupancy %", val_occ, nser, 2 * SW_H + 24);
+	for (int k = 0; k < nser; k++)   /* the occupancy panel's key: which profile is which */
+		html_printf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s %s</text>\n",
+		            SW_X + n * SW_GAP - 170, 2 * SW_H + 34 + 12 * k, k ? "#D55E00" : "#0072B2",
+		            k ? "&#x2B24; large:" : "&#x25CF; small:",
+		            html_str(cJSON_GetArrayItem(occ, k), "profile"));
 	for (int i = 0; i < n; i++)
 		html_printf(f, "<text x=\"%d\" y=\"%d\">TILE %d</text>\n", SW_X + i * SW_GAP - 15,
 		            h - 8, (int)html_num(cJSON_GetArrayItem(tiles, i), "tile"));
