@@ -270,7 +270,7 @@ static void html_criteria(FILE *f, const cJSON *j)
 	const cJSON *c;
 	if (!cJSON_GetArraySize(cJSON_GetObjectItem(j, "criteria")))
 		return;
-	fputs("<h2>Criteria</h2>\n<table id=\"criteria\"><tr><th></th><th>criterion</th>"
+	fputs("<h2 id=\"criteria-h\">Criteria</h2>\n<table id=\"criteria\"><tr><th></th><th>criterion</th>"
 	      "<th>why</th></tr>\n", f);
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(j, "criteria")) {
 		const char *st = html_str(c, "status");
@@ -297,7 +297,7 @@ static void html_timing(FILE *f, const cJSON *j)
 	if (!cJSON_IsObject(t))
 		return;
 	const cJSON *r = cJSON_GetArrayItem(sz, 0), *c = cJSON_GetArrayItem(sz, 1);
-	html_printf(f, "<h2>Timing</h2>\n<p id=\"timing\">at %dx%d: kernel %.3g ms",
+	html_printf(f, "<h2 id=\"timing-h\">Timing</h2>\n<p id=\"timing\">at %dx%d: kernel %.3g ms",
 	            cJSON_IsNumber(r) ? r->valueint : 0, cJSON_IsNumber(c) ? c->valueint : 0,
 	            html_num(t, "kernel_ms"));
 	if (cJSON_IsNumber(cJSON_GetObjectItem(t, "baseline_ms")))
@@ -311,7 +311,7 @@ static void html_memory(FILE *f, const cJSON *j)
 	const cJSON *lm = cJSON_GetObjectItem(j, "local_memory"), *s;
 	const cJSON *gm = cJSON_GetObjectItem(j, "global_memory");
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(lm, "sites"))) {
-		fputs("<h2>__local accesses: one warp of each site, lanes &rarr; banks</h2>\n<p class=\""
+		fputs("<h2 id=\"local\">__local accesses: one warp of each site, lanes &rarr; banks</h2>\n<p class=\""
 		      "muted\">Simulated under Oclgrind, bank model ", f);
 		html_put(f, html_str(lm, "profile"));
 		fputs("; each site's worst warp (the one with the most lanes on one bank).</p>\n", f);
@@ -319,7 +319,7 @@ static void html_memory(FILE *f, const cJSON *j)
 			html_svg_lanes(f, s);
 	}
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(gm, "sites"))) {
-		fputs("<h2>__global accesses: one warp request of each site, 32-byte sectors</h2>\n", f);
+		fputs("<h2 id=\"global\">__global accesses: one warp request of each site, 32-byte sectors</h2>\n", f);
 		cJSON_ArrayForEach(s, cJSON_GetObjectItem(gm, "sites"))
 			html_svg_sectors(f, s);
 	}
@@ -340,7 +340,7 @@ static void html_notes(FILE *f, const cJSON *j)
 		fputs("</p>\n", f);
 	}
 	if (*html_str(j, "build_log")) {
-		fputs("<h2>Build log</h2>\n<pre class=\"log\" id=\"build-log\">", f);
+		fputs("<h2 id=\"build\">Build log</h2>\n<pre class=\"log\" id=\"build-log\">", f);
 		html_put(f, html_str(j, "build_log"));
 		fputs("</pre>\n", f);
 	}
@@ -361,11 +361,11 @@ void html_page(FILE *f, const check_report *rep, const html_opts *o)
 	html_timing(f, j);
 	html_memory(f, j);
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(j, "occupancy"))) {
-		fputs("<h2>Occupancy per GPU profile</h2>\n", f);
+		fputs("<h2 id=\"occupancy\">Occupancy per GPU profile</h2>\n", f);
 		html_svg_occupancy(f, cJSON_GetObjectItem(j, "occupancy"));
 	}
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(j, "tiles"))) {
-		fputs("<h2>TILE sweep</h2>\n", f);
+		fputs("<h2 id=\"sweep\">TILE sweep</h2>\n", f);
 		html_svg_sweep(f, cJSON_GetObjectItem(j, "tiles"));
 	}
 	html_notes(f, j);

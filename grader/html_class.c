@@ -49,6 +49,10 @@ static void criteria(FILE *f, const cJSON *s)
 	cJSON_ArrayForEach(c, cJSON_GetObjectItem(s, "criteria")) {
 		html_printf(f, "<tr class=\"rate\"><td>");
 		html_put(f, html_str(c, "id"));
+		if (html_num(c, "judged") == 0) {   /* left unchecked for everyone (speedup on a CPU) */
+			fputs("</td><td>0</td><td>0</td><td>not judged for anyone</td></tr>\n", f);
+			continue;
+		}
 		html_printf(f, "</td><td>%d</td><td>%d</td><td><svg width=\"204\" height=\"14\" "
 		            "role=\"img\"><title>%.0f%% failed</title><rect x=\"1\" y=\"1\" width=\"200\" "
 		            "height=\"12\" fill=\"#fff\" stroke=\"#333\"/><rect x=\"1\" y=\"1\" width=\"%.0f\" "

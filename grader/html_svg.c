@@ -205,14 +205,15 @@ void html_svg_sectors(FILE *f, const cJSON *site)
 {
 	const cJSON *wr = cJSON_GetObjectItem(site, "worst_request");
 	int bad = cJSON_IsTrue(cJSON_GetObjectItem(site, "uncoalesced"));
-	html_printf(f, "<figure class=\"site global%s\" data-line=\"%d\"><figcaption>",
-	            bad ? " uncoalesced" : "", (int)html_num(site, "line"));
+	const char *box = bad ? "figure" : "details", *cap = bad ? "figcaption" : "summary";
+	html_printf(f, "<%s class=\"site global%s\" data-line=\"%d\"><%s>", box,   /* folded when */
+	            bad ? " uncoalesced" : "", (int)html_num(site, "line"), cap);  /* coalesced */
 	site_name(f, site);
-	html_printf(f, ": %.1f sectors per request on average, ideal %.1f%s</figcaption>\n",
+	html_printf(f, ": %.1f sectors per request on average, ideal %.1f%s</%s>\n",
 	            html_num(site, "sectors_per_request"), html_num(site, "ideal"),
-	            bad ? " &#x2716; uncoalesced" : " &#x2714;");
+	            bad ? " &#x2716; uncoalesced" : " &#x2714; coalesced", cap);
 	if (!cJSON_IsObject(wr)) {
-		fputs("</figure>\n", f);
+		html_printf(f, "</%s>\n", box);
 		return;
 	}
 	int nt = cJSON_GetArraySize(cJSON_GetObjectItem(wr, "touched")), ideal = (int)html_num(wr, "ideal");
@@ -230,7 +231,7 @@ void html_svg_sectors(FILE *f, const cJSON *site)
 	            (int)html_num(wr, "warp"), html_num(wr, "sectors"), ideal);
 	sector_rows(f, wr, cell);
 	html_printf(f, "</svg>\n<p class=\"muted\">this request: %.0f sectors touched, %d ideal</p>"
-	            "</figure>\n", html_num(wr, "sectors"), ideal);
+	            "</%s>\n", html_num(wr, "sectors"), ideal, box);
 }
 
 /* ---- occupancy ---------------------------------------------------------------------------------- */
@@ -349,7 +350,7 @@ static void sweep_table(FILE *f, const cJSON *tiles)
 
 void html_svg_sweep(FILE *f, const cJSON *tiles)
 {
-	int n = cJSON_GetArraySize(tiles), w = SW_X + n * SW_GAP, h = 3 * (SW_H + 10) + 40;
+	int n = cJSON_GetArraySize(tiles), w = SW_X + n * SW_GAP + 200, h = 3 * (SW_H + 10) + 40;
 	const cJSON *occ = cJSON_GetObjectItem(cJSON_GetArrayItem(tiles, 0), "occupancy");
 	int nser = cJSON_GetArraySize(occ) > 2 ? 2 : cJSON_GetArraySize(occ);
 	html_printf(f, "<figure class=\"sweep\"><svg class=\"sweep\" role=\"img\" width=\"%d\" "
@@ -365,7 +366,7 @@ void html_svg_sweep(FILE *f, const cJSON *tiles)
 	sweep_panel(f, tiles, "sweep-occ", "occupancy %", val_occ, nser, 2 * SW_H + 24);
 	for (int k = 0; k < nser; k++)   /* the occupancy panel's key: which profile is which */
 		html_printf(f, "<text x=\"%d\" y=\"%d\" fill=\"%s\">%s %s</text>\n",
-		            SW_X + n * SW_GAP - 170, 2 * SW_H + 34 + 12 * k, k ? "#D55E00" : "#0072B2",
+		            SW_X + n * SW_GAP + 10, 2 * SW_H + 60 + 14 * k, k ? "#D55E00" : "#0072B2",
 		            k ? "&#x2B24; large:" : "&#x25CF; small:",
 		            html_str(cJSON_GetArrayItem(occ, k), "profile"));
 	for (int i = 0; i < n; i++)

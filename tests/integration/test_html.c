@@ -440,11 +440,15 @@ START_TEST(global_request_drawn_as_sectors_against_the_ideal)
 	int bad = 0;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(cJSON_GetObjectItem(j, "global_memory"), "sites")) {
 		cJSON *wr = cJSON_GetObjectItem(s, "worst_request");
-		const char *end, *fig = after(at, "<figure class=\"site global", "</figure>", &end);
-		ck_assert_msg(fig && wr, "a global site without its drawing");
 		int unc = cJSON_IsTrue(cJSON_GetObjectItem(s, "uncoalesced"));
+		const char *end, *fig = after(at, unc ? "<figure class=\"site global" :  /* coalesced: */
+		                              "<details class=\"site global", unc ? "</figure>" :  /* folded */
+		                              "</details>", &end);
+		ck_assert_msg(fig && wr, "a global site without its drawing");
 		bad += unc;
-		ck_assert_int_eq(strncmp(fig, "<figure class=\"site global uncoalesced\"", 39) == 0, unc);
+		ck_assert_int_eq(strstr(fig, "class=\"site global uncoalesced\"") == strchr(fig, 'c'), unc);
+		ck_assert_int_eq(count(fig, end, "class=\"sector touched\""),
+		                 cJSON_GetObjectItem(wr, "sectors")->valueint);
 		ck_assert_int_eq(count(fig, end, "class=\"sector touched\""),
 		                 cJSON_GetArraySize(cJSON_GetObjectItem(wr, "touched")));
 		ck_assert_int_eq(count(fig, end, "class=\"sector ideal\""),
