@@ -184,7 +184,11 @@ test: all $(RUN_TESTS)
 	@sh tests/pristine.sh $(BUILD)/pristine
 	@cd $(BUILD)/pristine && sh tests/run.sh $(if $(J),-j $(J)) $(RUN_TESTS)
 
-bench: all
+# html_page() alone, timed on a real report (tests/html-cost.c): for `make bench HTML=1`
+$(BUILD)/html-cost: tests/html-cost.c $(BUILD)/libclgrade.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libclgrade.a $(LDLIBS)
+
+bench: all $(if $(HTML),$(BUILD)/html-cost)
 	@BENCH_HTML='$(HTML)' sh tests/bench.sh
 	@[ -n "$(BASE)$(HTML)" ] || sh tests/bench-batch.sh
 

@@ -11,7 +11,8 @@
 #
 # BENCH_HTML=1 (`make bench HTML=1`) measures the HTML page's cost instead: `clgrade check N
 # <solution> --seed 1` with and without `--html FILE`, alternately, RUNS times each; both
-# medians and their ratio (issue 20's goal: within 5 %).
+# medians and their ratio (issue 20's goal: within 5 %); then, with build/html-cost built (make
+# does it for `make bench HTML=1`), html_page() alone on each solution's report.
 RUNS=${RUNS:-5}
 cd "$(dirname "$0")/.." || exit 2
 
@@ -71,6 +72,12 @@ if [ -n "${BENCH_HTML:-}" ]; then
 		printf '%-24s %10s %10s %8s\n' "$slug" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }')"
 	done
 	rm -f build/bench-a build/bench-b build/bench.html
+	if [ -x build/html-cost ]; then   # the page alone (make build/html-cost)
+		for sol in kernels/solutions/*.cl; do
+			slug=$(basename "$sol" .cl)
+			build/html-cost "${slug%%-*}" "$sol"
+		done
+	fi
 	exit 0
 fi
 
