@@ -39,6 +39,7 @@ static void usage(FILE *f)
 	"                              (e.g. 49152, NVIDIA's OpenCL limit) when the device has more\n"
 	"         --gradescope FILE    also write Gradescope's results.json\n"
 	"         --html FILE          also write the report as one self-contained HTML page\n"
+	"         --html-reload S      the page reloads itself every S s (clgrade watch gives it)\n"
 	"       clgrade batch LESSON DIR [--out DIR] [--force] ...  grade a folder of submissions\n"
 	"       clgrade list                                  lessons and their last result\n"
 	"       clgrade devices                               OpenCL platforms and devices\n"
