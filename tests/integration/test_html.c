@@ -4,7 +4,7 @@
  * built once, in the parent (an unchecked fixture: each kernel is graded once), by the real
  * build/clgrade on PoCL and Oclgrind; then Debian's headless Chromium loads them: one run
  * over a frame page holding every page (console errors and requests, from Chromium's own
- * log), one --dump-dom per page with drawings (the elements of each finding, counted against
+ * log), one --dump-dom per page (the elements of each finding, counted against
  * the JSON report), screenshots (decoded with libpng, not blank) and a page `clgrade watch`
  * rewrites.  Without chromium the browser tests say SKIPPED and why. */
 #include <check.h>
