@@ -1,17 +1,20 @@
 # Makefile — build, grade, test and benchmark OpenCL Memory Lab.
 #   make deps                      install the packages, Debian 12 or Ubuntu 24.04 (sudo when not root),
-#                                  with the Slurm test's (slurmctld, slurmd, slurm-client, munge)
+#                                  with the Slurm test's (slurmctld, slurmd, slurm-client, munge) and
+#                                  test_html's (chromium, libpng-dev)
 #   make                           build build/clgrade and the Oclgrind tracer plugin
-#   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json]
+#   make check LESSON=N [KERNEL=file.cl] [DEVICE=substring] [JSON=out.json] [HTML=page.html]
 #   make check                     grade every lesson's current kernel (a progress table)
 #   make hint LESSON=N             print the lesson's next hint
-#   make watch LESSON=N            re-grade the lesson's kernel on every save (Ctrl-C to leave)
+#   make watch LESSON=N [HTML=f]   re-grade the lesson's kernel on every save (Ctrl-C to leave);
+#                                  HTML= keeps that page current (it reloads itself)
 #   make test                      Check unit tests + integration tests (in build/pristine), as
 #                                  many test binaries at once as there are cores (J=N to change)
 #   make test T=test_batch         build and run one test binary (T=batch works too)
 #   make bench                     wall time of `make check` per lesson (median of runs), and
 #                                  batch throughput (lesson 3, 40 submissions, -j 2)
 #   make bench BASE=rev            check wall time against revision rev, alternating (ratio)
+#   make bench HTML=1              check wall time with --html against without, alternating (ratio)
 #   make gradescope LESSON=N       Gradescope autograder zip (build/gradescope/autograder-<slug>.zip)
 
 BUILD    := build
@@ -114,13 +117,19 @@ $(BUILD)/tests/%: tests/integration/%.c $(ITEST_OBJ) $(BUILD)/libclgrade.a
 	$(CC) $(ALL_CFLAGS) $(CHECK_CFLAGS) $(DEPFLAGS) $(LDFLAGS) -o $@ $< $(ITEST_OBJ) \
 	    $(BUILD)/libclgrade.a $(CHECK_LIBS) $(LDLIBS)
 
+# test_html decodes its screenshots with libpng when it is there (`make deps` installs it);
+# without it, that one test says it skipped.
+PNG_OK := $(shell pkg-config --exists libpng 2>/dev/null && echo 1)
+$(BUILD)/tests/test_html: CHECK_CFLAGS += $(if $(PNG_OK),-DHAVE_PNG $(shell pkg-config --cflags libpng))
+$(BUILD)/tests/test_html: CHECK_LIBS += $(if $(PNG_OK),$(shell pkg-config --libs libpng))
+
 -include $(wildcard $(BUILD)/obj/*.d $(BUILD)/obj/pic/*.d $(BUILD)/obj/tracer/*.d $(BUILD)/tests/*.d)
 # An output built before its .d existed (an older Makefile): every header, until it is rebuilt.
 $(foreach o,$(BUILD)/obj/main.o $(LIBOBJS) $(PLUGIN_OBJS) $(ITEST_OBJ) $(UNIT_TESTS) $(INT_TESTS),\
   $(if $(wildcard $(basename $(o)).d),,$(eval $(o): $(wildcard grader/*.h grader/tracer/*.h))))
 
 CHECK_CMD = $(BUILD)/clgrade check $(LESSON) $(if $(KERNEL),'$(KERNEL)') $(if $(DEVICE),--device '$(DEVICE)') \
-	    $(if $(JSON),--json '$(JSON)') $(if $(SEED),--seed $(SEED))
+	    $(if $(JSON),--json '$(JSON)') $(if $(HTML),--html '$(HTML)') $(if $(SEED),--seed $(SEED))
 
 # `make check` exits like `clgrade check` -- 0 pass, 1 fail, 2 the grader could not run -- and
 # a failing kernel gets no "make: *** [check] Error 1" line.  make itself can only exit 1 in
@@ -157,7 +166,7 @@ hint: all
 watch: all
 	@$(if $(LESSON),,echo "usage: make watch LESSON=N [KERNEL=file.cl] [DEVICE=substring]" >&2; exit 2;) \
 	$(BUILD)/clgrade watch $(LESSON) $(if $(KERNEL),'$(KERNEL)') $(if $(DEVICE),--device '$(DEVICE)') \
-	    $(if $(SEED),--seed $(SEED))
+	    $(if $(HTML),--html '$(HTML)') $(if $(SEED),--seed $(SEED))
 
 # The tests run in build/pristine (tests/pristine.sh): the starters and solutions as committed,
 # so a student's solved kernels/starter files never turn the suite red.  tests/run.sh runs J
@@ -180,9 +189,13 @@ test: all $(RUN_TESTS)
 	@sh tests/pristine.sh $(BUILD)/pristine
 	@cd $(BUILD)/pristine && sh tests/run.sh $(if $(J),-j $(J)) $(RUN_TESTS)
 
-bench: all
-	@sh tests/bench.sh
-	@[ -n "$(BASE)" ] || sh tests/bench-batch.sh
+# html_page() alone, timed on a real report (tests/html-cost.c): for `make bench HTML=1`
+$(BUILD)/html-cost: tests/html-cost.c $(BUILD)/libclgrade.a
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(BUILD)/libclgrade.a $(LDLIBS)
+
+bench: all $(if $(HTML),$(BUILD)/html-cost)
+	@BENCH_HTML='$(HTML)' sh tests/bench.sh
+	@[ -n "$(BASE)$(HTML)" ] || sh tests/bench-batch.sh
 
 gradescope:
 	@sh grader/gradescope/make-zip.sh '$(LESSON)'

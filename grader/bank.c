@@ -326,6 +326,49 @@ bank_busiest(const bank_profile *p, const uint64_t *addr, const unsigned char *a
 	return best;
 }
 
+void
+bank_roles(const bank_profile *p, const uint64_t *addr, const unsigned char *active,
+           int nlanes, int width, int is_store, bank_lane_role *role_out)
+{
+	assert(p != NULL && p->banks > 0 && nlanes <= BANK_MAX_LANES);
+	if (width < 1)
+		width = 1;
+	phasing ph = phasing_of(p, model_of(p), addr, active, nlanes, width_class(width),
+	                        is_store);
+	uint64_t banks = (uint64_t)p->banks;
+	for (int l = 0; l < nlanes; l++) {
+		int clash = 0, share = 0;
+		for (int m = 0; m < nlanes && is_active(active, l); m++) {
+			if (m == l || !is_active(active, m) || phase_of(&ph, m) != phase_of(&ph, l))
+				continue;
+			uint64_t a = addr[l] / 4, b = addr[m] / 4;
+			clash |= a != b && a % banks == b % banks;
+			share |= a == b;
+		}
+		role_out[l] = !is_active(active, l) ? BANK_LANE_INACTIVE : clash ? BANK_LANE_CONFLICT :
+		              share ? BANK_LANE_BROADCAST : BANK_LANE_ALONE;
+	}
+}
+
+const char *
+bank_role_name(bank_lane_role r)
+{
+	static const char *names[] = { "inactive", "conflict", "broadcast", "alone" };
+	return (unsigned)r < 4 ? names[r] : "?";
+}
+
+int
+bank_padded(const uint64_t *addr, int nlanes, int stride, uint64_t *out)
+{
+	if (stride < 2 || stride % 2 != 0)
+		return 0;
+	for (int l = 0; l < nlanes; l++) {
+		uint64_t w = addr[l] / 4, s = (uint64_t)stride;
+		out[l] = ((w / s) * (s + 1) + w % s) * 4 + addr[l] % 4;
+	}
+	return 1;
+}
+
 static int gcd_int(int a, int b)
 {
 	a = a < 0 ? -a : a;

@@ -63,6 +63,23 @@ bank_busy bank_busiest(const bank_profile *p, const uint64_t *addr, const unsign
  * swapped (2-D tiles). */
 typedef struct bank_words { const char *pad, *swizzle; int swap; } bank_words;
 
+/* What each lane of one warp access does, for the drawn lane -> bank grid: BANK_LANE_INACTIVE
+ * (takes no part), BANK_LANE_CONFLICT (another active lane of its phase hits its bank at a
+ * different word: they are served one after another), BANK_LANE_BROADCAST (it shares its word
+ * with another lane of its phase and collides with none), BANK_LANE_ALONE (nothing else on its
+ * bank).  Phases as bank_access groups them; a lane is judged by the first word it touches. */
+typedef enum { BANK_LANE_INACTIVE, BANK_LANE_CONFLICT, BANK_LANE_BROADCAST, BANK_LANE_ALONE }
+	bank_lane_role;
+void bank_roles(const bank_profile *p, const uint64_t *addr, const unsigned char *active,
+                int nlanes, int width, int is_store, bank_lane_role *role_out);
+/* "inactive", "conflict", "broadcast", "alone" (the JSON's words). */
+const char *bank_role_name(bank_lane_role r);
+
+/* The addresses after padding rows of stride words by one word (tile[TILE][TILE+1]): the word
+ * w of each lane moves to (w / stride) * (stride + 1) + w % stride.  Computable, and 1, when
+ * stride is even (bank_fix proposes padding); 0 and out untouched otherwise. */
+int bank_padded(const uint64_t *addr, int nlanes, int stride, uint64_t *out);
+
 /* The fix for a conflicted site whose neighbouring lanes are stride words apart (0 when
  * unknown), as advice text in w's words.  other_line > 0 names a conflict-free access to the
  * same variable (other_access "store"/"load"): when it walks along the words (the transpose's

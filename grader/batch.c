@@ -24,9 +24,11 @@
 #include "bank.h"
 #include "batch.h"
 #include "check.h"
+#include "classsum.h"
 #include "cliopt.h"
 #include "confine.h"
 #include "esc.h"
+#include "html.h"
 #include "lesson.h"
 #include "report.h"
 #include "sandbox.h"
@@ -280,19 +282,22 @@ static void ns_free(nameset *s)
  * name is already safe claim it first (`bob_smith.cl` stays bob_smith; `bob smith.cl` becomes
  * bob_smith-2), then in the order of their paths, so the result never depends on readdir.
  * A name is taken when an earlier entry holds it, or, for a made-up "-k" name, when an entry
- * whose name is its own (exact) holds it; "grades" and "gradescope" are the batch's own. */
+ * whose name is its own (exact) holds it; "grades", "gradescope", "class" and "index" are the
+ * batch's own (grades.json, gradescope/, class.json, index.html). */
 static void unique_names(submission *v, int n)
 {
 	nameset given, own;       /* names given so far; the exact entries' names as they stand */
 	nameset next;             /* per base: the k to try first (the last one given + 1) */
 	qsort(v, n, sizeof *v, by_claim);
-	if (ns_init(&given, (size_t)n + 2) != 0 || ns_init(&own, (size_t)n) != 0 ||
+	if (ns_init(&given, (size_t)n + 4) != 0 || ns_init(&own, (size_t)n) != 0 ||
 	    ns_init(&next, (size_t)n) != 0) {
 		fprintf(stderr, "clgrade batch: out of memory naming %d entries\n", n);
 		exit(2);
 	}
 	ns_add(&given, "grades", 1);
 	ns_add(&given, "gradescope", 1);
+	ns_add(&given, "class", 1);   /* class.json */
+	ns_add(&given, "index", 1);   /* index.html */
 	for (int i = 0; i < n; i++)
 		if (v[i].exact)
 			ns_add(&own, v[i].student, 1);
@@ -479,9 +484,17 @@ static void write_gradescope_error(const batch *b, const submission *s, const ch
 	cJSON_Delete(j);
 }
 
-/* An error row for s: its report and its Gradescope file. */
+static void page_path(const batch *b, const submission *s, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s/%s.html", b->out, s->student);
+}
+
+/* An error row for s: its report and its Gradescope file (and no page from before). */
 static void write_error(const batch *b, const submission *s, const char *why)
 {
+	char page[4400];
+	page_path(b, s, page, sizeof page);
+	unlink(page);
 	write_report(b, s, error_report(b, why), "");
 	write_gradescope_error(b, s, why);
 }
@@ -505,6 +518,8 @@ static int grade_one(const batch *b, const submission *s)
 	cJSON *j = report_json(&rep), *gs = report_gradescope(&rep);
 	report_path(b, s, "gradescope/", gpath, sizeof gpath);
 	report_write(gs, gpath);
+	page_path(b, s, gpath, sizeof gpath);   /* the student's page, beside the report */
+	html_write(&rep, &(html_opts){ 0 }, gpath);
 	cJSON_Delete(gs);
 	check_free(&rep);
 	write_report(b, s, j, rep.source_hash);
@@ -743,7 +758,7 @@ static const char *crit_status(cJSON *j, const char *id)
 
 /* One entry's row of grades.csv and grades.json, from its report (NULL: none up to date). */
 static void add_row(const batch *b, const submission *s, cJSON *j, FILE *csv, cJSON *all,
-                    class_summary *cs)
+                    class_summary *cs, classsum *sum)
 {
 	const lesson *l = b->o.l;
 	const char *verdict = j ? verdict_of(j) : "error", *first = "", *why = "";
@@ -786,6 +801,26 @@ static void add_row(const batch *b, const submission *s, cJSON *j, FILE *csv, cJ
 	cJSON_AddItemToObject(row, "first_failure", line_string(why[0] ? why : first));
 	cJSON_AddStringToObject(row, "report", path);
 	cJSON_AddItemToArray(all, row);
+	char page[4400];
+	page_path(b, s, page, sizeof page);
+	classsum_add(sum, s->student, cJSON_GetStringValue(cJSON_GetObjectItem(row, "path")),
+	             verdict, sc ? sc->valueint : 0, mx ? mx->valueint : 0, why, j,
+	             strcmp(verdict, "error") && access(page, R_OK) == 0);
+}
+
+/* class.json and index.html (classsum.h, html.h) beside grades.json; 0, or -1. */
+static int class_pages(const batch *b, const classsum *sum)
+{
+	char path[4300];
+	cJSON *cj = classsum_json(sum);
+	report_utf8_clean(cj);
+	snprintf(path, sizeof path, "%s/class.json", b->out);
+	int rc = report_write(cj, path);
+	snprintf(path, sizeof path, "%s/index.html", b->out);
+	if (html_class_write(cj, path) != 0)
+		rc = -1;
+	cJSON_Delete(cj);
+	return rc;
 }
 
 /* grades.csv and grades.json from the reports that are up to date; 0, or -1 when they could
@@ -806,9 +841,10 @@ static int summarise(const batch *b, class_summary *cs)
 		if (l->criteria & CRIT_BIT(c))
 			fprintf(csv, ",%s", lesson_crit_id(c));
 	fputc('\n', csv);
-	for (int i = 0; i < b->n; i++) {
+	classsum *sum = classsum_new(l);
+	for (int i = 0; sum && i < b->n; i++) {
 		cJSON *j = current_report(b, &b->subs[i]);
-		add_row(b, &b->subs[i], j, csv, all, cs);
+		add_row(b, &b->subs[i], j, csv, all, cs, sum);
 		cJSON_Delete(j);
 	}
 	int rc = fclose(csv) == 0 && rename(tmp, path) == 0 ? 0 : -1;
@@ -817,6 +853,9 @@ static int summarise(const batch *b, class_summary *cs)
 	if (report_write(all, path) != 0)
 		rc = -1;
 	cJSON_Delete(all);
+	if (!sum || class_pages(b, sum) != 0)
+		rc = -1;
+	classsum_free(sum);
 	return rc;
 }
 
@@ -1000,12 +1039,14 @@ int batch_main(int argc, char **argv)
 	}
 	class_summary cs;
 	if (summarise(&b, &cs) != 0) {
-		fprintf(stderr, "clgrade batch: cannot write %s/grades.csv or grades.json\n", b.out);
+		fprintf(stderr, "clgrade batch: cannot write %s/grades.csv, grades.json, class.json or "
+		        "index.html\n", b.out);
 		free(list.v);
 		return 2;
 	}
 	print_summary(&b, &cs);
-	printf("-> %s/grades.csv, %s/grades.json, %s/gradescope/\n", b.out, b.out, b.out);
+	printf("-> %s/grades.csv, %s/grades.json, %s/index.html, %s/gradescope/\n", b.out, b.out,
+	       b.out, b.out);
 	free(list.v);
 	return errors || cs.errors ? 2 : 0;
 }

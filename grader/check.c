@@ -619,6 +619,52 @@ static void lane_picture(cJSON *site, check_site *w)
 	w->inactive = b.inactive;
 }
 
+/* What the drawn lane -> bank grid of a site's worst warp needs beyond the tracer's banks
+ * (bank.h): each lane's role ("roles": conflict, broadcast, alone, inactive) and, when the fix
+ * the report proposes is padding (an even lane stride, and a kind whose __local arrays are
+ * 2-D tiles: pads), the same warp after it ("padded":
+ * the stride, the padded row, each lane's bank and the n-way there).  Added to the site's
+ * worst_lanes, so the JSON carries them (report.c copies worst_lanes). */
+static void annotate_lanes(cJSON *site, int pads)
+{
+	cJSON *wl = cJSON_GetObjectItem(site, "worst_lanes"), *offs = cJSON_GetObjectItem(wl, "offsets");
+	const char *prof = cJSON_GetStringValue(cJSON_GetObjectItem(wl, "profile"));
+	const char *acc = cJSON_GetStringValue(cJSON_GetObjectItem(site, "access"));
+	const bank_profile *bp = bank_profile_find(prof ? prof : "?");
+	int n = cJSON_GetArraySize(offs), width = num(site, "width"), store = !acc || strcmp(acc, "load");
+	if (!bp || !cJSON_IsArray(offs) || n > BANK_MAX_LANES || cJSON_HasObjectItem(wl, "roles"))
+		return;
+	uint64_t addr[BANK_MAX_LANES] = { 0 }, fixed[BANK_MAX_LANES];
+	unsigned char active[BANK_MAX_LANES] = { 0 };
+	for (int i = 0; i < n; i++) {
+		cJSON *o = cJSON_GetArrayItem(offs, i);
+		active[i] = cJSON_IsNumber(o);
+		addr[i] = active[i] ? (uint64_t)o->valuedouble : 0;
+	}
+	width = width < 1 ? 4 : width > 16 ? 16 : width;
+	bank_lane_role role[BANK_MAX_LANES];
+	bank_roles(bp, addr, active, n, width, store, role);
+	cJSON_AddNumberToObject(wl, "bank_count", bp->banks);
+	cJSON *roles = cJSON_AddArrayToObject(wl, "roles");
+	for (int i = 0; i < n; i++)
+		cJSON_AddItemToArray(roles, cJSON_CreateString(bank_role_name(role[i])));
+	int stride = lane_stride(site);
+	if (!pads || num(wl, "n_way") <= 1 || !bank_padded(addr, n, stride, fixed))
+		return;   /* pads 0: the kind's fix is no padding (a 1-D tree: sequential addressing) */
+	cJSON *pd = cJSON_AddObjectToObject(wl, "padded"), *banks = cJSON_AddArrayToObject(pd, "banks");
+	int bk[BANK_MAX_LANES];
+	bank_lanes(bp, fixed, n, bk);
+	bank_roles(bp, fixed, active, n, width, store, role);
+	cJSON *froles = cJSON_AddArrayToObject(pd, "roles");
+	for (int i = 0; i < n; i++) {
+		cJSON_AddItemToArray(banks, active[i] ? cJSON_CreateNumber(bk[i]) : cJSON_CreateNull());
+		cJSON_AddItemToArray(froles, cJSON_CreateString(bank_role_name(role[i])));
+	}
+	cJSON_AddNumberToObject(pd, "stride", stride);
+	cJSON_AddNumberToObject(pd, "row_words", stride + 1);
+	cJSON_AddNumberToObject(pd, "n_way", bank_access(bp, fixed, active, n, width, store).n_way);
+}
+
 /* The worst __local site under the profile, and the load count. */
 static void summarize_sites(cJSON *summary, const char *profile, check_analysis *an)
 {
@@ -647,6 +693,8 @@ static void summarize_sites(cJSON *summary, const char *profile, check_analysis 
 		an->worst.stride = lane_stride(s);
 		lane_picture(s, &an->worst);
 	}
+	if (worst)      /* the report marks the site it draws as the worst (report.c, html.c) */
+		cJSON_AddTrueToObject(worst, "worst");
 	/* the first conflict-free access to the worst site's variable, in the same run (TILE) */
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(summary, "local_sites")) {
 		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(s, "variable"));
@@ -682,6 +730,9 @@ static void summarize_analysis(const check_opts *o, check_report *rep)
 	if (!an->summary)
 		return;
 	summarize_findings(rep->analysis, an);
+	cJSON *site;
+	cJSON_ArrayForEach(site, cJSON_GetObjectItem(rep->analysis, "local_sites"))
+		annotate_lanes(site, k->tile_2d);
 	summarize_sites(rep->analysis, o->profile, an);
 	an->global_loaded = cJSON_IsNumber(cJSON_GetObjectItem(gb, "loaded")) ?
 	                    cJSON_GetObjectItem(gb, "loaded")->valuedouble : 0;
@@ -1552,7 +1603,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 	copy_rates(o, rep);
 	occupancy(o, rep);
 	crit_eval(o, source, rep);
-	free(source);
+	rep->source = source;
 	return rep->exit_code;
 }
 
@@ -1560,4 +1611,6 @@ void check_free(check_report *rep)
 {
 	cJSON_Delete(rep->analysis);
 	rep->analysis = NULL;
+	free(rep->source);
+	rep->source = NULL;
 }

@@ -230,6 +230,8 @@ typedef struct check_report {
 	check_opts opts;
 	char refused[600];        /* #include policy refusal, "" if none */
 	char source_hash[17];     /* check_hash of the bytes graded, "%016llx"; "" if none read */
+	char *source;             /* the bytes graded, for the HTML page's source view (html.h);
+	                             NULL when none were read or the grader failed; check_free */
 	/* lesson 4: what the compiler sees for each CHOSEN_* name (tile_probe_names) at the end
 	 * of the file, from the preprocessor (preproc.h, probe); choice_probed 0: not known */
 	char choice_val[4][64];

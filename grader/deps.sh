@@ -2,7 +2,8 @@
 # deps.sh — the one list of system packages OpenCL Memory Lab needs, and its verbs.
 #   deps.sh check    print what is missing (package and install command), exit 2 if anything is
 #   deps.sh install  install what is missing with apt-get (sudo when not root); no-op when complete
-#   deps.sh install tests   the same, with the test suite's packages too (Slurm: `make deps`)
+#   deps.sh install tests   the same, with the test suite's packages too (Slurm, Chromium and
+#                    libpng for test_html: `make deps`)
 #   deps.sh llvm     the LLVM major version the distribution's Oclgrind was built with
 #   deps.sh slurm    exit 0 when the Slurm test's packages are installed, else print what is
 #                    missing and how to install it, exit 2 (test_slurm.c skips then)
@@ -45,6 +46,16 @@ munge                  cmd:munged
 slurmctld              cmd:slurmctld
 slurmd                 cmd:slurmd
 slurm-client           cmd:sbatch
+'
+
+# Only for test_html (tests/integration/test_html.c): headless Chromium loads the HTML reports,
+# libpng decodes its screenshots.  Like Slurm's, `make deps` installs them, a plain
+# `deps.sh install` does not, and test_html says SKIPPED without them.  Both are in Debian 12's
+# main; Ubuntu 24.04's chromium package only installs the snap, which a container may not run
+# (test_html then skips its browser checks).
+HTML_TEST_PKGS='
+chromium               cmd:chromium
+libpng-dev             /usr/include/png.h
 '
 
 # Debian's multiarch folder differs off x86_64: rewrite the probes for this machine.
@@ -126,7 +137,7 @@ install)
 	esac
 	m=$(missing | tr '\n' ' ')
 	t=""
-	[ -z "$tests" ] || t=$(missing "$SLURM_PKGS" | tr '\n' ' ')
+	[ -z "$tests" ] || t=$(missing "$SLURM_PKGS$HTML_TEST_PKGS" | tr '\n' ' ')
 	if [ -z "$m$t" ]; then echo "deps: all packages present ($(release))"; exit 0; fi
 	sudo=""
 	[ "$(id -u)" -eq 0 ] || sudo=sudo
@@ -148,11 +159,12 @@ install)
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $m || exit 1
 	fi
 	if [ -n "$t" ]; then
-		# the cluster's daemons only: the test starts its own (tests/slurm-cluster.sh)
+		# the cluster's daemons only: the test starts its own (tests/slurm-cluster.sh);
+		# chromium without its recommends (no desktop integration)
 		# shellcheck disable=SC2086
 		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends $t ||
 			exit 1
-		t=$(missing "$SLURM_PKGS" | tr '\n' ' ')
+		t=$(missing "$SLURM_PKGS$HTML_TEST_PKGS" | tr '\n' ' ')
 		[ -z "$t" ] || { echo "deps: still missing after install: $t"; exit 2; }
 	fi
 	# Oclgrind is in now: its LLVM decides the llvm-N-dev the plugin is built against

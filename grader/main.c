@@ -15,6 +15,7 @@
 #include "clrun.h"
 #include "esc.h"
 #include "hint.h"
+#include "html.h"
 #include "lesson.h"
 #include "occ.h"
 #include "report.h"
@@ -37,6 +38,8 @@ static void usage(FILE *f)
 	"         --local-mem BYTES    judge __local use against this budget per work-group\n"
 	"                              (e.g. 49152, NVIDIA's OpenCL limit) when the device has more\n"
 	"         --gradescope FILE    also write Gradescope's results.json\n"
+	"         --html FILE          also write the report as one self-contained HTML page\n"
+	"         --html-reload S      the page reloads itself every S s (clgrade watch gives it)\n"
 	"       clgrade batch LESSON DIR [--out DIR] [--force] ...  grade a folder of submissions\n"
 	"       clgrade list                                  lessons and their last result\n"
 	"       clgrade devices                               OpenCL platforms and devices\n"
@@ -99,6 +102,8 @@ typedef struct check_args {
 	check_opts o;
 	const char *json;
 	const char *gradescope;
+	const char *html;
+	int html_reload;          /* --html-reload S: the page reloads itself (clgrade watch) */
 	int seed_given;
 } check_args;
 
@@ -112,6 +117,11 @@ static int grade(check_args *a, int quiet)
 	hint_reported(a->o.l, quiet ? NULL : check_first_failure(&rep));
 	if (a->json && report_write_json(&rep, a->json) != 0) {
 		fprintf(stderr, "clgrade: cannot write %s\n", a->json);
+		rc = 2;
+	}
+	html_opts ho = { a->html_reload };
+	if (a->html && html_write(&rep, &ho, a->html) != 0) {
+		fprintf(stderr, "clgrade: cannot write %s\n", a->html);
 		rc = 2;
 	}
 	if (a->gradescope) {
@@ -144,7 +154,9 @@ static int cmd_check(int argc, char **argv)
 		{ "seed", required_argument, 0, 's' }, { "timeout", required_argument, 0, 't' },
 		{ "memory", required_argument, 0, 'm' }, { "profile", required_argument, 0, 'p' },
 		{ "no-analysis", no_argument, 0, 'n' }, { "local-mem", required_argument, 0, 'l' },
-		{ "gradescope", required_argument, 0, 'g' }, { "help", no_argument, 0, 'h' }, { 0, 0, 0, 0 },
+		{ "gradescope", required_argument, 0, 'g' }, { "help", no_argument, 0, 'h' },
+		{ "html", required_argument, 0, 'H' }, { "html-reload", required_argument, 0, 'R' },
+		{ 0, 0, 0, 0 },
 	};
 	check_args a = { .o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20,
 	                        .profile = "nvidia", .analysis = 1 } };
@@ -173,6 +185,8 @@ static int cmd_check(int argc, char **argv)
 				return 2;
 			break;
 		case 'g': a.gradescope = optarg; break;
+		case 'H': a.html = optarg; break;
+		case 'R': a.html_reload = atoi(optarg) > 0 ? atoi(optarg) : 2; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -207,8 +221,8 @@ static int cmd_check(int argc, char **argv)
 		}
 		return grade(&a, 0);
 	}
-	if (a.json || a.gradescope) {
-		fprintf(stderr, "clgrade: --json and --gradescope need a LESSON\n");
+	if (a.json || a.gradescope || a.html) {
+		fprintf(stderr, "clgrade: --json, --gradescope and --html need a LESSON\n");
 		return 2;
 	}
 	int worst = 0;

@@ -8,6 +8,7 @@
 
 #include "esc.h"
 #include "hint.h"
+#include "html.h"
 #include "report.h"
 #include "tilechoice.h"
 
@@ -576,6 +577,9 @@ static void json_memory(cJSON *root, const check_report *rep)
 		cJSON_AddNumberToObject(o, "n_way", ival(p, "n_way"));
 		cJSON_AddNumberToObject(o, "wavefronts", inst ? dval(p, "wavefronts") / inst : 0);
 		cJSON_AddNumberToObject(o, "ideal_wavefronts", inst ? dval(p, "ideal_wavefronts") / inst : 0);
+		cJSON_AddNumberToObject(o, "instructions", inst);
+		cJSON_AddNumberToObject(o, "tile", ival(s, "tile"));
+		cJSON_AddBoolToObject(o, "worst", cJSON_IsTrue(cJSON_GetObjectItem(s, "worst")));
 		cJSON_AddItemToObject(o, "profiles", cJSON_Duplicate(cJSON_GetObjectItem(s, "profiles"), 1));
 		if (cJSON_GetObjectItem(s, "worst_lanes"))
 			cJSON_AddItemToObject(o, "worst_lanes", cJSON_Duplicate(cJSON_GetObjectItem(s, "worst_lanes"), 1));
@@ -587,6 +591,11 @@ static void json_memory(cJSON *root, const check_report *rep)
 		site_place(o, s);
 		cJSON_AddNumberToObject(o, "sectors_per_request", req ? dval(s, "sectors") / req : 0);
 		cJSON_AddNumberToObject(o, "ideal", req ? dval(s, "ideal_sectors") / req : 0);
+		cJSON_AddBoolToObject(o, "uncoalesced", req && check_uncoalesced(dval(s, "sectors") / req,
+		                                                               dval(s, "ideal_sectors") / req));
+		if (cJSON_GetObjectItem(s, "worst_request"))
+			cJSON_AddItemToObject(o, "worst_request",
+			                      cJSON_Duplicate(cJSON_GetObjectItem(s, "worst_request"), 1));
 		cJSON_AddItemToArray(gsites, o);
 	}
 	cJSON *gb = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(rep->analysis, "runs"), 0),
@@ -754,6 +763,26 @@ int report_score(const check_report *rep, int *score)
 	return max;
 }
 
+/* The top-level output: the verdict line, then the findings on the student's source that
+ * the HTML page shows at their lines (html_findings_text), one line each. */
+static void gradescope_output(cJSON *root, const check_report *rep, const char *verdict)
+{
+	if (rep->exit_code == 2 || !rep->analysis) {
+		cJSON_AddStringToObject(root, "output", verdict);
+		return;
+	}
+	cJSON *j = report_json(rep);
+	size_t len = strlen(verdict) + 8300;
+	char *out = malloc(len), found[8192];
+	html_findings_text(j, found, sizeof found);
+	if (out)
+		snprintf(out, len, "%s%s%s", verdict, found[0] ? "\nFindings on your source:\n" : "",
+		         found);
+	cJSON_AddStringToObject(root, "output", out ? out : verdict);
+	free(out);
+	cJSON_Delete(j);
+}
+
 cJSON *report_gradescope(const check_report *rep)
 {
 	cJSON *root = cJSON_CreateObject(), *tests = cJSON_CreateArray();
@@ -789,7 +818,7 @@ cJSON *report_gradescope(const check_report *rep)
 		snprintf(out, sizeof out, "lesson %s: %s%s%s", rep->opts.l->slug,
 		         rep->verdict_pass ? "pass" : "fail", rep->analysis_note[0] ? ". Note: " : "",
 		         (esc_str(a, sizeof a, rep->analysis_note, ESC_LINE, subs), a));
-	cJSON_AddStringToObject(root, "output", out);
+	gradescope_output(root, rep, out);
 	for (int i = 0; i < rep->ncrit; i++) {
 		const check_crit *c = &rep->crit[i];
 		cJSON *t = cJSON_CreateObject();

@@ -56,6 +56,14 @@ typedef struct entry {
 	uint64_t worst_addr[BANK_MAX_LANES];
 	unsigned char worst_active[BANK_MAX_LANES];
 	uint64_t requests, sectors, ideal_sectors;    /* __global */
+	/* __global: the request with the most sectors (ties: lowest group, warp), for the
+	 * report's drawing of a warp's sectors; g_nlanes 0 = none priced yet */
+	int g_nlanes;
+	uint32_t g_group, g_warp;
+	uint64_t g_sectors, g_ideal;
+	uint64_t g_offset[TRACE_GLOBAL_WARP];
+	uint32_t g_size[TRACE_GLOBAL_WARP];
+	unsigned char g_active[TRACE_GLOBAL_WARP];
 } entry;
 
 /* One accessing instruction (k counters and warps are per site). */
@@ -568,6 +576,35 @@ last_sector(const rec *r)
 	return (r->offset + (r->size ? r->size : 1) - 1) / TRACE_SECTOR;
 }
 
+/* Is a request of that many sectors, at (group, warp), the site's new worst?  As worse(). */
+static int
+g_worse(const entry *e, uint64_t sectors, uint32_t group, uint32_t warp)
+{
+	if (e->g_nlanes == 0 || sectors != e->g_sectors)
+		return e->g_nlanes == 0 || sectors > e->g_sectors;
+	if (group != e->g_group)
+		return group < e->g_group;
+	return warp < e->g_warp;
+}
+
+/* Keep r[0..n) (one request, sorted by lane) as the site's worst request when it is. */
+static void
+global_worst(const worker *w, entry *e, const rec *r, size_t n, uint64_t sectors, uint64_t ideal)
+{
+	uint32_t warp = r[0].lane / TRACE_GLOBAL_WARP;
+	if (!g_worse(e, sectors, w->group, warp))
+		return;
+	e->g_nlanes = TRACE_GLOBAL_WARP, e->g_group = w->group, e->g_warp = warp;
+	e->g_sectors = sectors, e->g_ideal = ideal;
+	memset(e->g_active, 0, sizeof e->g_active);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t l = r[i].lane % TRACE_GLOBAL_WARP;
+		e->g_offset[l] = r[i].offset;
+		e->g_size[l] = r[i].size ? r[i].size : 1;
+		e->g_active[l] = 1;
+	}
+}
+
 /* __global: one request of up to 32 lanes.  Sectors: distinct 32-byte segments touched
  * (buffers taken as 256-byte aligned); ideal: the segments the same number of distinct bytes
  * would span laid end to end from the lowest one, so a contiguous row that starts inside a
@@ -609,9 +646,11 @@ price_global_request(worker *w, entry *e, const rec *r, size_t n)
 	}
 	bytes += hi - lo;
 	bytes += s[0] % TRACE_SECTOR;          /* s[0]: the lowest byte touched */
+	uint64_t ideal = (bytes + TRACE_SECTOR - 1) / TRACE_SECTOR;
 	e->requests++;
 	e->sectors += sectors;
-	e->ideal_sectors += (bytes + TRACE_SECTOR - 1) / TRACE_SECTOR;
+	e->ideal_sectors += ideal;
+	global_worst(w, e, r, n, sectors, ideal);
 }
 
 static void
@@ -1057,6 +1096,50 @@ local_site_json(const trace *t, const entry *e)
 	return o;
 }
 
+/* The worst request of a __global site: each lane's first and last 32-byte sector, counted
+ * from the lowest sector the request touches (null: a lane that takes no part), the distinct
+ * sectors touched (same origin) and the ideal count (price_global_request). */
+static cJSON *
+request_json(const entry *e)
+{
+	cJSON *o = cJSON_CreateObject(), *first = cJSON_CreateArray(), *last = cJSON_CreateArray();
+	cJSON *touched = cJSON_CreateArray();
+	uint64_t base = UINT64_MAX, seen[TRACE_GLOBAL_WARP * 2];
+	int nseen = 0;
+	for (int l = 0; l < e->g_nlanes; l++)
+		if (e->g_active[l] && e->g_offset[l] / TRACE_SECTOR < base)
+			base = e->g_offset[l] / TRACE_SECTOR;
+	for (int l = 0; l < e->g_nlanes; l++) {
+		if (!e->g_active[l]) {
+			cJSON_AddItemToArray(first, cJSON_CreateNull());
+			cJSON_AddItemToArray(last, cJSON_CreateNull());
+			continue;
+		}
+		uint64_t a = e->g_offset[l] / TRACE_SECTOR - base;
+		uint64_t b = (e->g_offset[l] + e->g_size[l] - 1) / TRACE_SECTOR - base;
+		cJSON_AddItemToArray(first, cJSON_CreateNumber((double)a));
+		cJSON_AddItemToArray(last, cJSON_CreateNumber((double)b));
+		for (uint64_t g = a; g <= b && g <= a + 1; g++) {
+			int k = 0;
+			while (k < nseen && seen[k] != g)
+				k++;
+			if (k == nseen && nseen < TRACE_GLOBAL_WARP * 2)
+				seen[nseen++] = g;
+		}
+	}
+	qsort(seen, (size_t)nseen, sizeof *seen, cmp_u64);
+	for (int k = 0; k < nseen; k++)
+		cJSON_AddItemToArray(touched, cJSON_CreateNumber((double)seen[k]));
+	cJSON_AddNumberToObject(o, "group", e->g_group);
+	cJSON_AddNumberToObject(o, "warp", e->g_warp);
+	cJSON_AddNumberToObject(o, "sectors", (double)e->g_sectors);
+	cJSON_AddNumberToObject(o, "ideal", (double)e->g_ideal);
+	cJSON_AddItemToObject(o, "lane_first", first);
+	cJSON_AddItemToObject(o, "lane_last", last);
+	cJSON_AddItemToObject(o, "touched", touched);
+	return o;
+}
+
 static cJSON *
 global_site_json(const trace *t, const entry *e)
 {
@@ -1068,6 +1151,8 @@ global_site_json(const trace *t, const entry *e)
 	cJSON_AddNumberToObject(o, "ideal_sectors", (double)e->ideal_sectors);
 	cJSON_AddNumberToObject(o, "accesses", (double)e->accesses);
 	cJSON_AddNumberToObject(o, "bytes", (double)e->bytes);
+	if (e->g_nlanes > 0)
+		cJSON_AddItemToObject(o, "worst_request", request_json(e));
 	return o;
 }
 
@@ -1111,6 +1196,13 @@ merge_row(entry *a, const entry *b)
 	a->requests += b->requests;
 	a->sectors += b->sectors;
 	a->ideal_sectors += b->ideal_sectors;
+	if (b->g_nlanes > 0 && g_worse(a, b->g_sectors, b->g_group, b->g_warp)) {
+		a->g_nlanes = b->g_nlanes, a->g_group = b->g_group, a->g_warp = b->g_warp;
+		a->g_sectors = b->g_sectors, a->g_ideal = b->g_ideal;
+		memcpy(a->g_offset, b->g_offset, sizeof a->g_offset);
+		memcpy(a->g_size, b->g_size, sizeof a->g_size);
+		memcpy(a->g_active, b->g_active, sizeof a->g_active);
+	}
 }
 
 /* The rows of all workers, one per (space, kind, variable, line, column). */
@@ -1416,6 +1508,13 @@ merge_site(cJSON *a, const cJSON *b)
 		if (wa)
 			cJSON_DeleteItemFromObjectCaseSensitive(a, "worst_lanes");
 		cJSON_AddItemToObject(a, "worst_lanes", cJSON_Duplicate(wb, 1));
+	}
+	const cJSON *rb = cJSON_GetObjectItemCaseSensitive(b, "worst_request");
+	const cJSON *ra = cJSON_GetObjectItemCaseSensitive(a, "worst_request");
+	if (rb && (!ra || jnum(rb, "sectors") > jnum(ra, "sectors"))) {
+		if (ra)
+			cJSON_DeleteItemFromObjectCaseSensitive(a, "worst_request");
+		cJSON_AddItemToObject(a, "worst_request", cJSON_Duplicate(rb, 1));
 	}
 }
 

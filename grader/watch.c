@@ -134,14 +134,21 @@ int watch_main(int argc, char **argv)
 		return 2;
 	}
 	/* clgrade check LESSON KERNEL [options] */
-	char **check_argv = calloc((size_t)argc + 4, sizeof *check_argv);
+	char **check_argv = calloc((size_t)argc + 6, sizeof *check_argv);
 	int n = 0;
 	check_argv[n++] = "clgrade";
 	check_argv[n++] = "check";
 	check_argv[n++] = argv[1];
 	check_argv[n++] = (char *)kernel;
-	for (int i = first_opt; i < argc; i++)
+	int html = 0;
+	for (int i = first_opt; i < argc; i++) {
+		html |= strcmp(argv[i], "--html") == 0 || strncmp(argv[i], "--html=", 7) == 0;
 		check_argv[n++] = argv[i];
+	}
+	if (html) {          /* the page reloads itself while this watch rewrites it (html.h) */
+		check_argv[n++] = "--html-reload";
+		check_argv[n++] = "2";
+	}
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -8,6 +8,11 @@
 # times each, for the lessons both have; it prints both medians and their ratio (after/before).
 # The check latency goal of the sandbox (issue 9) is a ratio <= 1.10 against the revision
 # before it.
+#
+# BENCH_HTML=1 (`make bench HTML=1`) measures the HTML page's cost instead: `clgrade check N
+# <solution> --seed 1` with and without `--html FILE`, alternately, RUNS times each; both
+# medians and their ratio (issue 20's goal: within 5 %); then, with build/html-cost built (make
+# does it for `make bench HTML=1`), html_page() alone on each solution's report.
 RUNS=${RUNS:-5}
 cd "$(dirname "$0")/.." || exit 2
 
@@ -47,6 +52,32 @@ if [ -n "$BASE" ]; then
 		printf '%-24s %10s %10s %8s\n' "$slug" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.2f", b / a }')"
 	done
 	rm -f build/bench-a build/bench-b
+	exit 0
+fi
+
+if [ -n "${BENCH_HTML:-}" ]; then
+	echo "check wall time with --html against without; load $(cut -d' ' -f1-3 /proc/loadavg)"
+	echo "command: BENCH_HTML=1 RUNS=$RUNS sh tests/bench.sh   (make bench HTML=1)"
+	printf '%-24s %10s %10s %8s  %s\n' lesson "plain (s)" "--html (s)" ratio "(median of $RUNS, alternating)"
+	for sol in kernels/solutions/*.cl; do
+		slug=$(basename "$sol" .cl)
+		n=${slug%%-*}
+		build/clgrade check "$n" "$sol" --seed 1 >/dev/null 2>&1   # warm PoCL's kernel cache
+		: > build/bench-a; : > build/bench-b
+		for i in $(seq "$RUNS"); do
+			wall build/clgrade check "$n" "$sol" --seed 1 >> build/bench-a
+			wall build/clgrade check "$n" "$sol" --seed 1 --html build/bench.html >> build/bench-b
+		done
+		a=$(median < build/bench-a); b=$(median < build/bench-b)
+		printf '%-24s %10s %10s %8s\n' "$slug" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.3f", b / a }')"
+	done
+	rm -f build/bench-a build/bench-b build/bench.html
+	if [ -x build/html-cost ]; then   # the page alone (make build/html-cost)
+		for sol in kernels/solutions/*.cl; do
+			slug=$(basename "$sol" .cl)
+			build/html-cost "${slug%%-*}" "$sol"
+		done
+	fi
 	exit 0
 fi
 

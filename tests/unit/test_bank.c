@@ -549,6 +549,41 @@ START_TEST(test_busiest_broadcast_and_inactive)
 }
 END_TEST
 
+/* The roles the HTML page colours lanes by, and the layout after padding. */
+START_TEST(test_roles_and_padding)
+{
+	const bank_profile *p = bank_profile_find("nvidia");
+	uint64_t a[32], fixed[32];
+	unsigned char on[32];
+	bank_lane_role r[32];
+	/* a column walk of a 32-wide tile: every lane collides on bank 0 */
+	for (int l = 0; l < 32; l++)
+		a[l] = 4u * 32u * (uint64_t)l, on[l] = 1;
+	bank_roles(p, a, on, 32, 4, 0, r);
+	for (int l = 0; l < 32; l++)
+		ck_assert_int_eq(r[l], BANK_LANE_CONFLICT);
+	/* padded to 33 words a row: one bank per lane, conflict-free */
+	ck_assert_int_eq(bank_padded(a, 32, 32, fixed), 1);
+	for (int l = 0; l < 32; l++)
+		ck_assert_uint_eq(fixed[l], 4u * 33u * (uint64_t)l);
+	bank_roles(p, fixed, on, 32, 4, 0, r);
+	for (int l = 0; l < 32; l++)
+		ck_assert_int_eq(r[l], BANK_LANE_ALONE);
+	ck_assert_int_eq(bank_access(p, fixed, on, 32, 4, 0).n_way, 1);
+	/* one word for the whole warp (a broadcast), half the warp inactive */
+	for (int l = 0; l < 32; l++)
+		a[l] = 40, on[l] = l < 16;
+	bank_roles(p, a, on, 32, 4, 0, r);
+	ck_assert_int_eq(r[0], BANK_LANE_BROADCAST);
+	ck_assert_int_eq(r[15], BANK_LANE_BROADCAST);
+	ck_assert_int_eq(r[16], BANK_LANE_INACTIVE);
+	ck_assert_str_eq(bank_role_name(r[16]), "inactive");
+	/* nothing to pad: an odd stride, or none */
+	ck_assert_int_eq(bank_padded(a, 32, 33, fixed), 0);
+	ck_assert_int_eq(bank_padded(a, 32, 0, fixed), 0);
+}
+END_TEST
+
 START_TEST(test_fix_never_swaps_a_transpose)
 {
 	char buf[600];
@@ -680,6 +715,7 @@ bank_suite(void)
 	tcase_add_test(t, test_fix_in_one_dimension);
 	tcase_add_test(t, test_row_step);
 	tcase_add_test(t, test_fix_rows);
+	tcase_add_test(t, test_roles_and_padding);
 	suite_add_tcase(s, t);
 	return s;
 }

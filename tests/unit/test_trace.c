@@ -233,6 +233,19 @@ START_TEST(global_coalesced_vs_strided)
 	/* ideal: 128 bytes end to end from the lowest, out[gx*N + gy + ly]: 4 sectors when
 	 * ly % 8 == 0, else 5 (it starts inside a sector): 4*4 + 28*5 per group */
 	ck_assert_int_eq((int)num(bad, "ideal_sectors"), 4 * (4 * 4 + 28 * 5));
+	/* the worst request the page draws: 32 lanes, one sector each, 32 apart; 4 ideal */
+	const cJSON *wr = cJSON_GetObjectItem(bad, "worst_request");
+	ck_assert_ptr_nonnull(wr);
+	ck_assert_int_eq((int)num(wr, "sectors"), 32);
+	ck_assert_int_eq((int)num(wr, "ideal"), 4);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(wr, "touched")), 32);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(wr, "lane_first")), 32);
+	ck_assert_int_eq((int)num(wr, "group"), 0);
+	int step = cJSON_GetArrayItem(cJSON_GetObjectItem(wr, "lane_first"), 1)->valueint;
+	ck_assert_int_eq(step, N * 4 / 32);       /* a row of out apart: N floats */
+	wr = cJSON_GetObjectItem(good, "worst_request");
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(wr, "touched")), (int)num(wr, "sectors"));
+	ck_assert_int_le((int)num(wr, "sectors"), 5);
 	const cJSON *bytes = cJSON_GetObjectItem(tiled, "global_bytes");
 	ck_assert_int_eq((int)num(bytes, "loaded"), 4 * N * N);
 	ck_assert_int_eq((int)num(bytes, "stored"), 4 * N * N);
