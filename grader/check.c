@@ -255,6 +255,112 @@ static double mono(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* A whole file as text (NULL when it cannot be read). */
+static char *read_text(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	char *s = n >= 0 ? malloc(n + 1) : NULL;
+	if (s && fread(s, 1, n, f) != (size_t)n) {
+		free(s);
+		s = NULL;
+	}
+	if (s)
+		s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* The GPU time model's launches (gpumodel.h): the student's kernel and the baseline at the
+ * kind's model size, Oclgrind's checkers off, each summary into model-<i>.json.  A run that
+ * fails leaves no summary: no prediction, never a finding. */
+static int model_launch(clrun *cl, const check_opts *o, const char *src, const char *name,
+                        const char *dir, int i)
+{
+	const kind *k = o->l->kind;
+	int tile = o->l->tile, rows = k->model_size.rows, cols = k->model_size.cols;
+	char opts[4200], path[4300];
+	build_options(o, tile, opts, sizeof opts);
+	cl_program prog;
+	char log[4096];
+	cl_int e = clrun_build(cl, src, opts, &prog, log, sizeof log);
+	cl_kernel kn = e == CL_SUCCESS ? clCreateKernel(prog, name, &e) : NULL;
+	ref_problem p;
+	clrun_bufs b;
+	if (!kn || ref_setup_inputs(&p, k, rows, cols, tile, o->seed) != 0)
+		return -1;
+	p.max_groups = k->model_groups;
+	snprintf(path, sizeof path, "%s/model-%d.json", dir, i);
+	setenv("CLTRACE_OUT", path, 1);
+	unsetenv("CLTRACE_EXTENT");
+	e = clrun_upload(cl, &p, &b, 0);
+	if (e == CL_SUCCESS)
+		e = clrun_launch(cl, kn, &b, tile, NULL);
+	clFinish(cl->queue);
+	if (e == CL_SUCCESS)
+		clrun_release(&b);
+	clReleaseKernel(kn);
+	clReleaseProgram(prog);
+	ref_free(&p);
+	return e == CL_SUCCESS ? 0 : -1;
+}
+
+static int model_main(void *arg)
+{
+	const child_ctx *c = arg;
+	const check_opts *o = c->o;
+	char icd[4200], plugin[4200], err[256], base[4200];
+	root_path(icd, sizeof icd, OCLGRIND_ICD_DIR);
+	root_path(plugin, sizeof plugin, TRACER_PLUGIN);
+	setenv("OCL_ICD_VENDORS", icd, 1);
+	setenv("OCLGRIND_PLUGINS", plugin, 1);
+	setenv("OCLGRIND_LOCAL_MEM_SIZE", "262144", 1);
+	setenv("OCLGRIND_MAX_WGSIZE", "4096", 1);
+	setenv("OCLGRIND_MAX_ERRORS", "0", 1);
+	setenv("OCLGRIND_DATA_RACES", "0", 1);
+	setenv("OCLGRIND_UNIFORM_WRITES", "0", 1);
+	setenv("OCLGRIND_UNINITIALIZED", "0", 1);
+	clrun cl;
+	if (clrun_open(&cl, "Oclgrind", err, sizeof err) != 0)
+		return 3;
+	model_launch(&cl, o, pre_for(c, o->l->tile), o->l->kernel, c->trace_out, 0);
+	lesson_path(o->l, "baseline", base, sizeof base);
+	char *text = o->l->baseline ? read_text(base) : NULL;
+	if (text)
+		model_launch(&cl, o, text, o->l->baseline_kernel, c->trace_out, 1);
+	free(text);
+	clrun_close(&cl);
+	return 0;
+}
+
+/* Run the model child after the analysis (its own time limit: a kernel too slow for it
+ * only goes unpredicted) and keep its summaries in rep->model[]. */
+static void model_run(const child_ctx *main_ctx, const check_confinement *cc, check_report *rep)
+{
+	const check_opts *o = main_ctx->o;
+	if (!o->l->kind->model_size.cols)
+		return;
+	child_ctx c = *main_ctx;
+	char path[4300];
+	c.rep = rep;
+	c.trace_out = cc->an;
+	sandbox_limits lim = { o->timeout_s < 30 ? o->timeout_s : 30, 0, NULL, &cc->an_pol, 0 };
+	sandbox_status st;
+	double t0 = mono();
+	if (sandbox_run(model_main, &c, &lim, &st) != 0)
+		return;
+	for (int i = 0; i < CHECK_MODEL_RUNS; i++) {
+		snprintf(path, sizeof path, "%s/model-%d.json", cc->an, i);
+		rep->model[i] = st.end == SANDBOX_EXITED ? read_json(path) : NULL;
+		unlink(path);
+	}
+	rep->model_s = mono() - t0;
+}
+
 /* The runs: the seeded edge size at the lesson's TILE; with a TILE sweep, the same size again
  * at the TILE the student chose (bank conflicts depend on it). */
 static void analysis_plan(const check_opts *o, const char *source, check_report *rep)
@@ -1436,6 +1542,8 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 		         ch->open_err[0] ? ch->open_err : rep->run_end);
 		return 2;
 	}
+	if (rep->analysis && !rep->analysis_failed && !rep->analysis_grader && ch->kernel_found)
+		model_run(c, cc, rep);
 	local_from_analysis(rep);
 	if (!ch->built || !ch->kernel_found || ch->over_budget || ch->signature[0]) {
 		check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
@@ -1520,6 +1628,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 	summarize_analysis(o, rep);
 	copy_rates(o, rep);
 	occupancy(o, rep);
+	gpum_check(o, rep);
 	crit_eval(o, source, rep);
 	free(source);
 	return rep->exit_code;
@@ -1529,6 +1638,10 @@ void check_free(check_report *rep)
 {
 	cJSON_Delete(rep->analysis);
 	rep->analysis = NULL;
+	for (int i = 0; i < CHECK_MODEL_RUNS; i++) {
+		cJSON_Delete(rep->model[i]);
+		rep->model[i] = NULL;
+	}
 }
 
 const char *check_first_failure(const check_report *rep)

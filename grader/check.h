@@ -8,6 +8,7 @@
 
 #include "clrun.h"
 #include "confine.h"
+#include "gpumodel.h"
 #include "lesson.h"
 #include "localmem.h"
 #include "ref.h"
@@ -194,6 +195,7 @@ typedef struct check_crit {
 	char try_[400];           /* what to try (for ✗) */
 	int env;                  /* not checked because of the grading environment (no Oclgrind,
 	                             speed not judged on this device type): left out of scores */
+	int predicted;            /* judged from the GPU time model, not from a measurement     */
 } check_crit;
 
 /* The kernel through one occupancy profile (occ.h), computed by check.c for the report. */
@@ -209,6 +211,21 @@ typedef struct check_occ {
 } check_occ;
 
 enum { CHECK_MAX_OCC = 16 };
+
+/* The GPU time model (gpumodel.h, gpum_check.c): the student's kernel and the lesson's
+ * baseline analysed once more under Oclgrind at the kind's model size (checkers off), their
+ * figures scaled to the lesson's GPU timing size and priced on one profile. */
+typedef struct check_predicted {
+	int ok;                   /* both predicted                                             */
+	const gpum_profile *profile;
+	int rows, cols;           /* the GPU timing size predicted at                           */
+	gpum_result kernel, baseline;
+	double speedup;           /* baseline.ms / kernel.ms                                    */
+	char why[200];            /* ok 0: why there is none ("" when the model did not run)    */
+} check_predicted;
+
+/* Model runs: the student's kernel (0) and the baseline (1) at the model size. */
+enum { CHECK_MODEL_RUNS = 2 };
 
 typedef struct check_report {
 	check_opts opts;
@@ -257,7 +274,13 @@ typedef struct check_report {
 	 * not (the environment is), 0 not needed */
 	int control_build, control_analysis;
 	char pocl_note[600];      /* PoCL miscompiled the kernel; the runs are workitemrepl's (check.c) */
+	cJSON *model[CHECK_MODEL_RUNS]; /* the model runs' trace summaries, NULL where none       */
+	double model_s;           /* wall seconds the model runs took                           */
+	check_predicted pred;
 } check_report;
+
+/* The prediction from rep->model[] and rep->occ (gpum_check.c). */
+void gpum_check(const check_opts *o, check_report *rep);
 
 /* Grade one kernel.  Fills rep (free with check_free); returns rep->exit_code. */
 int check_lesson(const check_opts *o, check_report *rep);

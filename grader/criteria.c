@@ -594,10 +594,27 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 		return;
 	}
 	double s = ch->baseline_ms / ch->kernel_ms;
-	char measured[240];
+	const check_predicted *pr = &rep->pred;
+	char measured[240], predicted[400] = "";
+	if (pr->ok)
+		snprintf(predicted, sizeof predicted, "predicted on %s: %.2fx at %dx%d (%.3g ms vs "
+		         "%.3g ms; limited by %s)", pr->profile->label, pr->speedup, pr->rows, pr->cols,
+		         pr->kernel.ms, pr->baseline.ms, pr->kernel.limiter_text);
 	snprintf(measured, sizeof measured, "%.2fx the naive baseline at %dx%d (%.3g ms vs %.3g ms, "
 	         "median of %d interleaved runs)", s, ch->time_rows, ch->time_cols, ch->kernel_ms,
 	         ch->baseline_ms, ch->time_reps);
+	if (!gpu && pr->ok && o->l->speedup_gpu > 0) {
+		/* a CPU cannot show what the lesson pays off on a GPU: judged from the prediction
+		 * (GUIDE.md "Predicted GPU time"), against the GPU's bar */
+		char why[400];
+		snprintf(why, sizeof why, "on a GPU your kernel would be limited by %s (the "
+		         "\"predicted on\" line below); the lesson's steps say what removes that limit",
+		         pr->kernel.limiter_text);
+		c->predicted = 1;
+		set(c, pr->speedup >= o->l->speedup_gpu ? CRIT_PASS : CRIT_FAIL, why, "%s; the bar on a GPU is %.2fx (measured here: %.2fx, not "
+		    "judged on a %s device)", predicted, o->l->speedup_gpu, s, ch->dev.type);
+		return;
+	}
 	if (bar <= 0) {
 		/* measured, not judged: see GUIDE.md "Speedup thresholds" */
 		set(c, CRIT_NOT_CHECKED, NULL, "%s; not judged on a %s device: there __local memory is "
@@ -607,7 +624,8 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 	}
 	set(c, s >= bar ? CRIT_PASS : CRIT_FAIL, "each element loaded into __local memory must be "
 	    "reused TILE times; check that the tile loads are coalesced and the inner loop reads "
-	    "only __local memory", "%s; the bar on a %s device is %.2fx", measured, ch->dev.type, bar);
+	    "only __local memory", "%s; the bar on a %s device is %.2fx%s%s", measured, ch->dev.type,
+	    bar, predicted[0] ? "; " : "", predicted);
 }
 
 void tile_eval(const check_opts *o, const char *source, check_report *rep); /* tilechoice.c */

@@ -33,15 +33,19 @@
 #include <llvm/IR/DebugLoc.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Instruction.h>
+#include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Support/Casting.h>
 #include <llvm/IR/Value.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 extern "C" {
+#include "irmlp.h"
 #include "trace.h"
 }
 
@@ -77,6 +81,7 @@ public:
       if (sscanf(e, "%llu %llu", &ex, &ey) == 2)
         trace_interior(m_trace, ex, ey);
     addGlobalVariables();
+    walkCode();
     m_localsNamed = false;
   }
 
@@ -184,6 +189,43 @@ private:
       trace_variable(m_trace, TRACE_GLOBAL, it->first->getName().str().c_str(),
                      address, bytes);
     }
+  }
+
+  // The kernel function's instructions, block by block, to irmlp (loads in flight):
+  // __global/__constant loads, fences (calls, __global stores), the rest.
+  void walkCode()
+  {
+    irmlp* m = trace_code(m_trace);
+    const llvm::Function* f = m_kernel->getFunction();
+    if (!m || !f)
+      return;
+    std::vector<const void*> ops;
+    for (const llvm::BasicBlock& bb : *f)
+    {
+      irmlp_step(m, IRMLP_BLOCK, &bb, nullptr, 0);
+      for (const llvm::Instruction& inst : bb)
+      {
+        ops.clear();
+        for (const llvm::Use& op : inst.operands())
+          ops.push_back(op.get());
+        irmlp_step(m, codeOp(inst), &inst, ops.data(), (int)ops.size());
+      }
+    }
+    irmlp_end(m);
+  }
+
+  static irmlp_op codeOp(const llvm::Instruction& inst)
+  {
+    if (const llvm::LoadInst* l = llvm::dyn_cast<llvm::LoadInst>(&inst))
+    {
+      unsigned as = l->getPointerAddressSpace();
+      return as == AddrSpaceGlobal || as == AddrSpaceConstant ? IRMLP_LOAD : IRMLP_OTHER;
+    }
+    if (const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&inst))
+      return st->getPointerAddressSpace() == AddrSpaceGlobal ? IRMLP_FENCE : IRMLP_OTHER;
+    if (llvm::isa<llvm::DbgInfoIntrinsic>(&inst))
+      return IRMLP_OTHER;
+    return llvm::isa<llvm::CallBase>(&inst) ? IRMLP_FENCE : IRMLP_OTHER;
   }
 
   // __local: kernel-scope variables ("kernel.var") and __local arguments.
