@@ -47,6 +47,8 @@ typedef struct child_ctx {
 	                             lines of accesses the optimiser merged) */
 	long declared;            /* __local bytes the kernel declares at the lesson's TILE (-1: ?) */
 	long declared_at[LESSON_MAX_TILES]; /* the same at each TILE of a sweep */
+	int model;                /* analysis: the GPU time model's launches after the analysed
+	                             ones (gpum_run.c); 2: all but the baseline's (kept) */
 } child_ctx;
 
 /* The preprocessed text for TILE=tile ("" when there is none: an empty program fails). */
@@ -116,6 +118,34 @@ static void write_analysed(clrun *cl, const clrun_bufs *b, const ref_problem *p,
 		}
 	}
 	free(out);
+}
+
+/* The GPU time model's launches after the analysed ones, in this process (gpum_run.c): the
+ * marker first (from here on nothing is the analysis'), then a context with every checker
+ * off, unless the last one had them off already. */
+static void model_stage(const child_ctx *c, clrun *cl, int *opened)
+{
+	const check_opts *o = c->o;
+	int tiles[CHECK_MODEL_RUNS], n = gpum_run_plan(o->l, tiles);
+	const char *src[CHECK_MODEL_RUNS];
+	char err[256];
+	if (!n)
+		return;
+	gpum_run_mark(c->trace_out);
+	if (*opened != 1) {
+		clrun_close(cl);
+		*opened = -1;
+		setenv("OCLGRIND_DATA_RACES", "0", 1);
+		setenv("OCLGRIND_UNIFORM_WRITES", "0", 1);
+		setenv("OCLGRIND_UNINITIALIZED", "0", 1);
+		setenv("OCLGRIND_MAX_ERRORS", "0", 1);
+		if (clrun_open(cl, "Oclgrind", err, sizeof err) != 0)
+			return;
+		*opened = 1;
+	}
+	for (int i = 0; i < n; i++)
+		src[i] = pre_for(c, tiles[i]);
+	gpum_run_all(cl, o, src, c->model == 2, c->trace_out);
 }
 
 static int analysis_main(void *arg)
@@ -199,7 +229,10 @@ static int analysis_main(void *arg)
 			return 6;
 	}
 	free(log);
-	clrun_close(&cl);
+	if (c->model && !c->unoptimised)
+		model_stage(c, &cl, &opened);
+	if (opened >= 0)
+		clrun_close(&cl);
 	return 0;
 }
 
@@ -255,112 +288,6 @@ static double mono(void)
 	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* A whole file as text (NULL when it cannot be read). */
-static char *read_text(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = n >= 0 ? malloc(n + 1) : NULL;
-	if (s && fread(s, 1, n, f) != (size_t)n) {
-		free(s);
-		s = NULL;
-	}
-	if (s)
-		s[n] = '\0';
-	fclose(f);
-	return s;
-}
-
-/* The GPU time model's launches (gpumodel.h): the student's kernel and the baseline at the
- * kind's model size, Oclgrind's checkers off, each summary into model-<i>.json.  A run that
- * fails leaves no summary: no prediction, never a finding. */
-static int model_launch(clrun *cl, const check_opts *o, const char *src, const char *name,
-                        const char *dir, int i)
-{
-	const kind *k = o->l->kind;
-	int tile = o->l->tile, rows = k->model_size.rows, cols = k->model_size.cols;
-	char opts[4200], path[4300];
-	build_options(o, tile, opts, sizeof opts);
-	cl_program prog;
-	char log[4096];
-	cl_int e = clrun_build(cl, src, opts, &prog, log, sizeof log);
-	cl_kernel kn = e == CL_SUCCESS ? clCreateKernel(prog, name, &e) : NULL;
-	ref_problem p;
-	clrun_bufs b;
-	if (!kn || ref_setup_inputs(&p, k, rows, cols, tile, o->seed) != 0)
-		return -1;
-	p.max_groups = k->model_groups;
-	snprintf(path, sizeof path, "%s/model-%d.json", dir, i);
-	setenv("CLTRACE_OUT", path, 1);
-	unsetenv("CLTRACE_EXTENT");
-	e = clrun_upload(cl, &p, &b, 0);
-	if (e == CL_SUCCESS)
-		e = clrun_launch(cl, kn, &b, tile, NULL);
-	clFinish(cl->queue);
-	if (e == CL_SUCCESS)
-		clrun_release(&b);
-	clReleaseKernel(kn);
-	clReleaseProgram(prog);
-	ref_free(&p);
-	return e == CL_SUCCESS ? 0 : -1;
-}
-
-static int model_main(void *arg)
-{
-	const child_ctx *c = arg;
-	const check_opts *o = c->o;
-	char icd[4200], plugin[4200], err[256], base[4200];
-	root_path(icd, sizeof icd, OCLGRIND_ICD_DIR);
-	root_path(plugin, sizeof plugin, TRACER_PLUGIN);
-	setenv("OCL_ICD_VENDORS", icd, 1);
-	setenv("OCLGRIND_PLUGINS", plugin, 1);
-	setenv("OCLGRIND_LOCAL_MEM_SIZE", "262144", 1);
-	setenv("OCLGRIND_MAX_WGSIZE", "4096", 1);
-	setenv("OCLGRIND_MAX_ERRORS", "0", 1);
-	setenv("OCLGRIND_DATA_RACES", "0", 1);
-	setenv("OCLGRIND_UNIFORM_WRITES", "0", 1);
-	setenv("OCLGRIND_UNINITIALIZED", "0", 1);
-	clrun cl;
-	if (clrun_open(&cl, "Oclgrind", err, sizeof err) != 0)
-		return 3;
-	model_launch(&cl, o, pre_for(c, o->l->tile), o->l->kernel, c->trace_out, 0);
-	lesson_path(o->l, "baseline", base, sizeof base);
-	char *text = o->l->baseline ? read_text(base) : NULL;
-	if (text)
-		model_launch(&cl, o, text, o->l->baseline_kernel, c->trace_out, 1);
-	free(text);
-	clrun_close(&cl);
-	return 0;
-}
-
-/* Run the model child after the analysis (its own time limit: a kernel too slow for it
- * only goes unpredicted) and keep its summaries in rep->model[]. */
-static void model_run(const child_ctx *main_ctx, const check_confinement *cc, check_report *rep)
-{
-	const check_opts *o = main_ctx->o;
-	if (!o->l->kind->model_size.cols)
-		return;
-	child_ctx c = *main_ctx;
-	char path[4300];
-	c.rep = rep;
-	c.trace_out = cc->an;
-	sandbox_limits lim = { o->timeout_s < 30 ? o->timeout_s : 30, 0, NULL, &cc->an_pol, 0 };
-	sandbox_status st;
-	double t0 = mono();
-	if (sandbox_run(model_main, &c, &lim, &st) != 0)
-		return;
-	for (int i = 0; i < CHECK_MODEL_RUNS; i++) {
-		snprintf(path, sizeof path, "%s/model-%d.json", cc->an, i);
-		rep->model[i] = st.end == SANDBOX_EXITED ? read_json(path) : NULL;
-		unlink(path);
-	}
-	rep->model_s = mono() - t0;
-}
-
 /* The runs: the seeded edge size at the lesson's TILE; with a TILE sweep, the same size again
  * at the TILE the student chose (bank conflicts depend on it). */
 static void analysis_plan(const check_opts *o, const char *source, check_report *rep)
@@ -413,6 +340,7 @@ static void analysis_start(const child_ctx *main_ctx, const char *tmp, const con
 	a->c = *main_ctx;
 	a->c.rep = rep;
 	a->c.trace_out = a->dir;
+	a->c.model = gpum_run_cached(rep) ? 2 : 1;
 	a->lim = (sandbox_limits){ o->timeout_s, 0, a->log, pol, 1 << 20 };  /* memory: analysis_main */
 	a->t0 = mono();
 	a->running = sandbox_spawn(analysis_main, &a->c, &a->lim, &a->child) == 0;
@@ -539,6 +467,17 @@ static void judge_analysed(check_report *rep, const analysis *a)
 	}
 }
 
+/* The child reached the GPU time model's launches (gpum_run.c): whatever ended it after
+ * that (a crash, the time limit) is the model's, which then only predicts nothing; the
+ * analysed launches are judged as if it had exited there. */
+static void model_settle(const analysis *a, sandbox_status *st)
+{
+	if (gpum_run_marked(a->dir) && st->end != SANDBOX_FAILED) {
+		st->end = SANDBOX_EXITED;
+		st->code = 0;
+	}
+}
+
 /* Wait for the analysis and read its summaries into rep->analysis. */
 static void analysis_finish(check_report *rep, analysis *a)
 {
@@ -546,6 +485,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		return;
 	sandbox_status st;
 	sandbox_wait(&a->child, &st);
+	model_settle(a, &st);
 	int all;
 	a->confine_failed = st.end == SANDBOX_FAILED;
 	rep->analysis = read_traces(a, rep->nanalyses, &all);
@@ -568,6 +508,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		a->c.no_uninit = 1;
 		a->lim.timeout_s = left;
 		sandbox_run(analysis_main, &a->c, &a->lim, &st);
+		model_settle(a, &st);
 		rep->analysis = read_traces(a, rep->nanalyses, &all);
 		rep->an.uninit_checked = 0;
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind's uninitialised-value "
@@ -575,6 +516,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		         "uninitialised memory were not checked");
 	}
 	judge_analysed(rep, a);
+	gpum_run_collect(rep, a->dir);
 	cJSON *complete = cJSON_GetObjectItem(rep->analysis, "complete");
 	int exited = st.end == SANDBOX_EXITED;
 	left = a->c.o->timeout_s - (mono() - a->t0);   /* the analysis' own limit, all runs */
@@ -1340,7 +1282,7 @@ static int control_analysis(check_report *rep, analysis *a)
 	child_ctx k = a->c;
 	for (int i = 0; i < k.npre; i++)
 		k.pre[i] = sol;
-	k.unoptimised = 0;
+	k.unoptimised = k.model = 0;
 	sandbox_limits lim = a->lim;
 	lim.timeout_s = o->timeout_s;
 	sandbox_status st;
@@ -1542,8 +1484,6 @@ static int run_children(const check_opts *o, child_ctx *c, const check_confineme
 		         ch->open_err[0] ? ch->open_err : rep->run_end);
 		return 2;
 	}
-	if (rep->analysis && !rep->analysis_failed && !rep->analysis_grader && ch->kernel_found)
-		model_run(c, cc, rep);
 	local_from_analysis(rep);
 	if (!ch->built || !ch->kernel_found || ch->over_budget || ch->signature[0]) {
 		check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */

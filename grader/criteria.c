@@ -630,17 +630,29 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 
 void tile_eval(const check_opts *o, const char *source, check_report *rep); /* tilechoice.c */
 
+/* Can this environment judge speed?  A GPU with the lesson's bar; a CPU device from the
+ * prediction (GUIDE.md "Predicted GPU time"), where the Oclgrind analysis runs, unless the
+ * kernel was timed and the model could not predict it (the grader's limit, not the kernel's).
+ * Then a kernel that does not build or is not correct loses the point as it does on a GPU. */
+static int speed_judgeable(const check_opts *o, const check_report *rep, int no_oclgrind)
+{
+	if (strcmp(rep->child.dev.type, "GPU") == 0)
+		return o->l->speedup_gpu > 0;
+	if (o->l->speedup_cpu > 0)
+		return 1;
+	return o->l->speedup_gpu > 0 && !no_oclgrind && !(rep->child.timed && !rep->pred.ok);
+}
+
 /* Mark what the environment, not the kernel, left unchecked: scores leave it out. */
 static void mark_env(const check_opts *o, check_report *rep)
 {
 	int no_oclgrind = !o->analysis || rep->analysis_grader;
-	int gpu = strcmp(rep->child.dev.type, "GPU") == 0;
 	for (int i = 0; i < rep->ncrit; i++) {
 		check_crit *c = &rep->crit[i];
 		if (c->status != CRIT_NOT_CHECKED)
 			continue;
 		if (c->id == CRIT_SPEEDUP)
-			c->env = (gpu ? o->l->speedup_gpu : o->l->speedup_cpu) <= 0;
+			c->env = !speed_judgeable(o, rep, no_oclgrind);
 		else if (rep->grader_failed)
 			c->env = 1;
 		else if (c->id == CRIT_MEMORY_SAFE || c->id == CRIT_RACE_FREE || c->id == CRIT_CONFLICT_FREE ||

@@ -1,5 +1,5 @@
-/* gpum_check.c — the GPU time model inside one check: the model runs' summaries (check.c,
- * model_run) and the occupancy into a predicted time of the student's kernel and of the
+/* gpum_check.c — the GPU time model inside one check: the model runs' summaries (gpum_run.c)
+ * and the occupancy into a predicted time of the student's kernel and of the
  * baseline at the lesson's GPU timing size (gpumodel.h).  Computed before any renderer runs;
  * report.c only prints rep->pred. */
 #include <stdio.h>
@@ -33,7 +33,8 @@ static void launch_of(const kind *k, int tile, int groups_per_sm, gpum_launch *l
 {
 	ref_problem pm, pt;
 	memset(l, 0, sizeof *l);
-	launch_size(k, tile, k->model_size, k->model_groups, &pm, &l->items_m, &l->trips_m);
+	launch_size(k, tile, gpum_model_size(k, tile), k->model_groups, &pm, &l->items_m,
+	            &l->trips_m);
 	launch_size(k, tile, k->time_size_gpu, 0, &pt, &l->items_t, &l->trips_t);
 	l->group_size = k->group_size(tile);
 	l->groups_t = l->items_t / (l->group_size > 0 ? l->group_size : 1);
@@ -53,15 +54,39 @@ static int student_groups(const check_report *rep, const char *profile)
 	return 0;
 }
 
-/* ... and of the baseline: its work-group and the __local bytes Oclgrind allocated. */
-static int baseline_groups(const check_opts *o, const cJSON *summary, const char *profile)
+/* Groups per SM of the baseline, or of the student's kernel at another TILE of the sweep: the
+ * occupancy calculator on the work-group and the __local bytes Oclgrind allocated in that run. */
+static int tile_groups(const check_opts *o, const cJSON *summary, int tile, const char *profile)
 {
 	const occ_profile *p = occ_profile_find(profile);
 	const cJSON *lb = cJSON_GetObjectItemCaseSensitive(summary, "local_bytes");
-	occ_input in = { .work_group = o->l->kind->group_size(o->l->tile),
+	occ_input in = { .work_group = o->l->kind->group_size(tile),
 	                 .local_bytes = cJSON_IsNumber(lb) ? (long)lb->valuedouble : 0 };
 	occ_result r = p ? occ_compute(p, &in) : (occ_result){ 0 };
 	return r.status == OCC_OK ? r.groups_per_cu : 0;
+}
+
+/* Lesson 4: the student's kernel at each TILE of the sweep, in its order (shown, not judged);
+ * the lesson's TILE is run 0's prediction. */
+static void predict_sweep(const check_opts *o, check_report *rep)
+{
+	check_predicted *pr = &rep->pred;
+	const kind *k = o->l->kind;
+	for (int t = 0; t < LESSON_MAX_TILES && o->l->tiles[t]; t++) {
+		check_predicted_tile *pt = &pr->tiles[pr->ntiles++];
+		pt->tile = o->l->tiles[t];
+		if (pt->tile == o->l->tile) {
+			pt->kernel = pr->kernel;
+			continue;
+		}
+		for (int i = 2; i < CHECK_MODEL_RUNS; i++)
+			if (rep->model_tile[i] == pt->tile && rep->model[i]) {
+				gpum_launch l;
+				launch_of(k, pt->tile, tile_groups(o, rep->model[i], pt->tile,
+				                                   pr->profile->name), &l);
+				gpum_predict(pr->profile, rep->model[i], &l, &pt->kernel);
+			}
+	}
 }
 
 void gpum_check(const check_opts *o, check_report *rep)
@@ -71,7 +96,8 @@ void gpum_check(const check_opts *o, check_report *rep)
 	pr->profile = gpum_profile_at(0);
 	pr->rows = k->time_size_gpu.rows;
 	pr->cols = k->time_size_gpu.cols;
-	if (!rep->model[0] || !pr->profile)
+	if (!rep->model[0] || !pr->profile || !rep->analysis || rep->analysis_failed ||
+	    rep->analysis_grader)
 		return;
 	gpum_launch l;
 	launch_of(k, o->l->tile, student_groups(rep, pr->profile->name), &l);
@@ -80,9 +106,11 @@ void gpum_check(const check_opts *o, check_report *rep)
 		         pr->profile->label);
 		return;
 	}
+	if (o->l->tiles[0])
+		predict_sweep(o, rep);
 	if (!o->l->baseline)
 		return;
-	launch_of(k, o->l->tile, baseline_groups(o, rep->model[1], pr->profile->name), &l);
+	launch_of(k, o->l->tile, tile_groups(o, rep->model[1], o->l->tile, pr->profile->name), &l);
 	if (!rep->model[1] || gpum_predict(pr->profile, rep->model[1], &l, &pr->baseline) != 0) {
 		snprintf(pr->why, sizeof pr->why, "the baseline could not be analysed");
 		return;

@@ -76,6 +76,10 @@ static void taint(irmlp *m, const void *v)
 void irmlp_step(irmlp *m, irmlp_op op, const void *inst, const void *const *ops, int n)
 {
 	switch (op) {
+	case IRMLP_BLOCK_IF:
+		if (n != 1 || tainted(m, ops, n))
+			close_group(m);
+		break;
 	case IRMLP_BLOCK:
 	case IRMLP_FENCE:
 		close_group(m);

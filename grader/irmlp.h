@@ -9,7 +9,10 @@
  * (directly or through the arithmetic that uses it).  A GPU's compiler may hoist every load
  * of a group to the group's start, so all of them are in flight together; a load whose
  * address needs an earlier load's value starts a new group.  Each load's figure is the size
- * of its group: 1 for `acc += in[i]` in a loop, 4 for four independent loads per turn.
+ * of its group: 1 for `acc += in[i]` in a loop, 4 for four independent loads per turn.  The
+ * body of a short `if` (one block that the block before it branches over, `if (i + h < n)
+ * acc += in[i + h];`) continues the group of the block before it: GPU compilers predicate
+ * such bodies rather than branch (the CUDA C Programming Guide, "Branch predication").
  *
  * Loops are not unrolled here (the figure is per turn): H200 timings of the lesson-5 kernels
  * show NVIDIA's OpenCL compiler does not batch a one-load loop's turns either (GUIDE.md,
@@ -19,6 +22,9 @@
 
 typedef enum {
 	IRMLP_BLOCK,        /* a basic block starts                                            */
+	IRMLP_BLOCK_IF,     /* the body of a short `if` starts (ops: its condition): the block
+	                       before branches over it; a GPU compiler predicates it, so its
+	                       loads join the open group unless the condition needs one of them */
 	IRMLP_LOAD,         /* a __global or __constant load                                   */
 	IRMLP_FENCE,        /* a call (barrier, function) or a __global store: loads after it
 	                       are not hoisted above it                                        */

@@ -282,6 +282,11 @@ static void wrapped(FILE *f, const char *raw, int col, int indent)
 	free(clean);
 }
 
+void report_wrap(FILE *f, const char *raw, int col, int indent)
+{
+	wrapped(f, raw, col, indent);
+}
+
 /* After a PASS: where to go next (the lesson after this one in the registry). */
 static void text_next(FILE *f, const check_report *rep)
 {
@@ -296,67 +301,6 @@ static void text_next(FILE *f, const check_report *rep)
 		        next->number, next->title, next->slug, next->number);
 	else
 		fprintf(f, "that was the last lesson: `make check` shows every lesson's state\n");
-}
-
-/* "predicted on H200: ..." and the lines whose warps run with lanes idle (gpumodel.h). */
-static void text_predicted(FILE *f, const check_report *rep)
-{
-	const check_predicted *pr = &rep->pred;
-	const check_child *ch = &rep->child;
-	if (!pr->kernel.ok)
-		return;
-	char line[900], base[120] = "", bar[40] = "";
-	if (pr->ok)
-		snprintf(base, sizeof base, ", naive baseline %.3g ms, %.2fx", pr->baseline.ms,
-		         pr->speedup);
-	if (pr->ok && rep->opts.l->speedup_gpu > 0)
-		snprintf(bar, sizeof bar, " (bar %.2fx)", rep->opts.l->speedup_gpu);
-	snprintf(line, sizeof line, "predicted on %s%s at %dx%d: yours %.3g ms%s%s; limited by %s",
-	         pr->profile->label, pr->profile->validated ? "" : " (profile not validated)",
-	         pr->rows, pr->cols, pr->kernel.ms, base, bar, pr->kernel.limiter_text);
-	fprintf(f, "  ");
-	wrapped(f, line, 2, 4);
-	if (ch->timed && strcmp(ch->dev.type, "GPU") == 0 && ch->kernel_ms > 0)
-		fprintf(f, "    measured here / predicted: %.2f\n", ch->kernel_ms / pr->kernel.ms);
-	size_t n = 0;
-	for (int i = 0; i < pr->kernel.nlines && n < sizeof line; i++) {
-		const gpum_line *g = &pr->kernel.lines[i];
-		n += (size_t)snprintf(line + n, sizeof line - n, "%s%d:%d %s %s %.0f%%",
-		                      i ? ", " : "warp execution efficiency below 100%: ", g->line,
-		                      g->column, g->local ? "__local" : "__global", g->access,
-		                      100 * g->efficiency);
-	}
-	if (pr->kernel.nlines && n < sizeof line)
-		snprintf(line + n, sizeof line - n, " (active lanes per warp instruction; idle lanes "
-		         "still take the pipe's turn)");
-	if (pr->kernel.nlines) {
-		fprintf(f, "    ");
-		wrapped(f, line, 4, 6);
-	}
-}
-
-static void json_predicted(cJSON *t, const check_report *rep)
-{
-	const check_predicted *pr = &rep->pred;
-	if (!pr->kernel.ok)
-		return;
-	cJSON *p = gpum_json(pr->profile, &pr->kernel);
-	cJSON_AddItemToArray(cJSON_AddArrayToObject(p, "size"), cJSON_CreateNumber(pr->rows));
-	cJSON_AddItemToArray(cJSON_GetObjectItem(p, "size"), cJSON_CreateNumber(pr->cols));
-	if (pr->ok) {
-		cJSON_AddNumberToObject(p, "baseline_ms", pr->baseline.ms);
-		cJSON_AddNumberToObject(p, "speedup", pr->speedup);
-		cJSON_AddItemToObject(p, "baseline", gpum_json(pr->profile, &pr->baseline));
-	} else {
-		cJSON_AddNullToObject(p, "baseline_ms");
-		cJSON_AddNullToObject(p, "speedup");
-	}
-	if (rep->opts.l->speedup_gpu > 0)
-		cJSON_AddNumberToObject(p, "bar", rep->opts.l->speedup_gpu);
-	const check_child *ch = &rep->child;
-	if (ch->timed && strcmp(ch->dev.type, "GPU") == 0)
-		cJSON_AddNumberToObject(p, "measured_over_predicted", ch->kernel_ms / pr->kernel.ms);
-	cJSON_AddItemToObject(t, "predicted", p);
 }
 
 void report_text(FILE *f, const check_report *rep)
@@ -416,7 +360,7 @@ void report_text(FILE *f, const check_report *rep)
 			        "written); the kernel reads at %.2f of the copy's rate\n", ch->copy_ms,
 			        rep->copy_gbps, rep->of_copy);
 	}
-	text_predicted(f, rep);
+	report_predicted_text(f, rep);
 	text_analysis_sizes(f, rep);
 	if (rep->analysis) {
 		text_local(f, rep);
@@ -557,7 +501,7 @@ static void json_timing(cJSON *root, const check_report *rep)
 	}
 	const kind *k = rep->opts.l->kind;
 	cJSON_AddNumberToObject(t, k->rate_key, k->work(ch->time_rows, ch->time_cols) / ch->kernel_ms * 1e-6);
-	json_predicted(t, rep);
+	report_predicted_json(t, rep);
 }
 
 /* Where a site is: line, column, variable, access. */

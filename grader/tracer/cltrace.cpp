@@ -200,9 +200,12 @@ private:
     if (!m || !f)
       return;
     std::vector<const void*> ops;
+    const llvm::BasicBlock* prev = nullptr;
     for (const llvm::BasicBlock& bb : *f)
     {
-      irmlp_step(m, IRMLP_BLOCK, &bb, nullptr, 0);
+      const void* cond = predicable(prev, &bb);
+      irmlp_step(m, cond ? IRMLP_BLOCK_IF : IRMLP_BLOCK, &bb, &cond, cond ? 1 : 0);
+      prev = &bb;
       for (const llvm::Instruction& inst : bb)
       {
         ops.clear();
@@ -212,6 +215,22 @@ private:
       }
     }
     irmlp_end(m);
+  }
+
+  // The condition of a short `if` whose body is bb, or null: bb's one predecessor is prev, the
+  // block laid out just before it, which branches on that condition to bb or to bb's one
+  // successor.  A GPU compiler predicates such a body (CUDA C Programming Guide, "Branch
+  // predication"), so its loads issue with prev's (irmlp.h, IRMLP_BLOCK_IF).
+  static const void* predicable(const llvm::BasicBlock* prev, const llvm::BasicBlock* bb)
+  {
+    if (!prev || bb->getSinglePredecessor() != prev || !bb->getSingleSuccessor())
+      return nullptr;
+    const llvm::BranchInst* br = llvm::dyn_cast<llvm::BranchInst>(prev->getTerminator());
+    if (!br || !br->isConditional())
+      return nullptr;
+    const llvm::BasicBlock* other =
+        br->getSuccessor(0) == bb ? br->getSuccessor(1) : br->getSuccessor(0);
+    return other == bb->getSingleSuccessor() ? br->getCondition() : nullptr;
   }
 
   static irmlp_op codeOp(const llvm::Instruction& inst)

@@ -66,6 +66,34 @@ START_TEST(test_mlp_dependent_and_fences)
 }
 END_TEST
 
+START_TEST(test_mlp_predicated_if)
+{
+	/* for (...) { s += in[i]; if (i + h < n) s += in[i + h]; }: the body of the short if
+	 * joins the load before it, unless its condition needs that load's value */
+	irmlp *m = irmlp_new();
+	const void *cond[] = { V(3) }, *use[] = { V(1) }, *tc[] = { V(12) };
+	irmlp_step(m, IRMLP_BLOCK, V(0), NULL, 0);
+	irmlp_step(m, IRMLP_LOAD, V(1), NULL, 0);
+	irmlp_step(m, IRMLP_OTHER, V(2), use, 1);             /* s += in[i] */
+	irmlp_step(m, IRMLP_OTHER, V(3), NULL, 0);            /* i + h < n */
+	irmlp_step(m, IRMLP_BLOCK_IF, V(4), cond, 1);
+	irmlp_step(m, IRMLP_LOAD, V(5), NULL, 0);
+	irmlp_step(m, IRMLP_BLOCK, V(6), NULL, 0);            /* the join */
+	/* if (in[j] > 0) x += in[k]: the condition needs the load, a new group */
+	irmlp_step(m, IRMLP_LOAD, V(11), NULL, 0);
+	const void *u11[] = { V(11) };
+	irmlp_step(m, IRMLP_OTHER, V(12), u11, 1);
+	irmlp_step(m, IRMLP_BLOCK_IF, V(13), tc, 1);
+	irmlp_step(m, IRMLP_LOAD, V(14), NULL, 0);
+	irmlp_end(m);
+	ck_assert_int_eq(irmlp_of(m, V(1)), 2);
+	ck_assert_int_eq(irmlp_of(m, V(5)), 2);
+	ck_assert_int_eq(irmlp_of(m, V(11)), 1);
+	ck_assert_int_eq(irmlp_of(m, V(14)), 1);
+	irmlp_free(m);
+}
+END_TEST
+
 /* ---- gpum_predict ------------------------------------------------------------------------ */
 
 static cJSON *gsite(int line, const char *access, double accesses, double winstr, double lanes,
@@ -234,6 +262,7 @@ static Suite *gpumodel_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_mlp_independent);
 	tcase_add_test(tc, test_mlp_dependent_and_fences);
+	tcase_add_test(tc, test_mlp_predicated_if);
 	tcase_add_test(tc, test_naive_matmul);
 	tcase_add_test(tc, test_reduction_loads_in_flight);
 	tcase_add_test(tc, test_warp_efficiency_lines);
