@@ -23,13 +23,23 @@ def main(pred_dir, meas_dir):
         n = f[:-5]
         m, p = load(meas_dir, n), load(pred_dir, n)
         mt = (m or {}).get("timing") or {}
-        pt = ((p or {}).get("timing") or {}).get("predicted")
-        if not mt.get("kernel_ms") or not pt:
+        # timing.predicted; at the report's root where nothing single was timed (lesson 4)
+        pt = ((p or {}).get("timing") or {}).get("predicted") or (p or {}).get("predicted")
+        if not pt:
             continue
         lesson = int(m["lesson"][:2])
-        rows.append(dict(name=n, lesson=lesson, meas=mt["kernel_ms"], pred=pt["kernel_ms"],
-                         ms=mt.get("speedup"), ps=pt.get("speedup"), lim=pt["limiter"],
-                         fit=n in FIT))
+        if mt.get("kernel_ms"):
+            rows.append(dict(name=n, lesson=lesson, meas=mt["kernel_ms"], pred=pt["kernel_ms"],
+                             ms=mt.get("speedup"), ps=pt.get("speedup"), lim=pt["limiter"],
+                             fit=n in FIT))
+        # lesson 4: each TILE of the sweep, measured (tiles[]) against predicted (tiles[])
+        pred_tiles = {t["tile"]: t for t in pt.get("tiles") or [] if t.get("kernel_ms")}
+        for t in (m or {}).get("tiles") or []:
+            q = pred_tiles.get(t.get("tile"))
+            if t.get("kernel_ms") and q:
+                rows.append(dict(name="%s@TILE%d" % (n, t["tile"]), lesson=lesson,
+                                 meas=t["kernel_ms"], pred=q["kernel_ms"], ms=None, ps=None,
+                                 lim=q["limiter"], fit=n in FIT))
     print("| lesson | kernel | measured ms | predicted ms | error | limiter | measured x | predicted x | verdicts |")
     print("|---|---|---|---|---|---|---|---|---|")
     errs, worst, verdicts = [], [], 0
