@@ -55,7 +55,7 @@ LLVM_CONFIG   ?= llvm-config-$(LLVM_MAJOR)
 PLUGIN_CXXFLAGS = -O2 -fPIC $(shell $(LLVM_CONFIG) --cxxflags) -std=c++17 -fno-rtti -fexceptions \
                   -Wall -Igrader $(shell pkg-config --cflags libcjson)
 PLUGIN_SRCS  := $(wildcard grader/tracer/*.cpp)
-PLUGIN_C     := $(filter $(wildcard grader/trace.c grader/bank.c),grader/trace.c grader/bank.c)
+PLUGIN_C     := $(filter $(wildcard grader/trace.c grader/bank.c grader/irmlp.c),grader/trace.c grader/bank.c grader/irmlp.c)
 PLUGIN       := $(if $(PLUGIN_SRCS),$(BUILD)/libcltrace.so)
 OCLGRIND_ICD := $(BUILD)/oclgrind-icd/oclgrind.icd
 

@@ -47,6 +47,8 @@ typedef struct child_ctx {
 	                             lines of accesses the optimiser merged) */
 	long declared;            /* __local bytes the kernel declares at the lesson's TILE (-1: ?) */
 	long declared_at[LESSON_MAX_TILES]; /* the same at each TILE of a sweep */
+	int model;                /* analysis: the GPU time model's launches after the analysed
+	                             ones (gpum_run.c); 2: all but the baseline's (kept) */
 } child_ctx;
 
 /* The preprocessed text for TILE=tile ("" when there is none: an empty program fails). */
@@ -116,6 +118,34 @@ static void write_analysed(clrun *cl, const clrun_bufs *b, const ref_problem *p,
 		}
 	}
 	free(out);
+}
+
+/* The GPU time model's launches after the analysed ones, in this process (gpum_run.c): the
+ * marker first (from here on nothing is the analysis'), then a context with every checker
+ * off, unless the last one had them off already. */
+static void model_stage(const child_ctx *c, clrun *cl, int *opened)
+{
+	const check_opts *o = c->o;
+	int tiles[CHECK_MODEL_RUNS], n = gpum_run_plan(o->l, tiles);
+	const char *src[CHECK_MODEL_RUNS];
+	char err[256];
+	if (!n)
+		return;
+	gpum_run_mark(c->trace_out);
+	if (*opened != 1) {
+		clrun_close(cl);
+		*opened = -1;
+		setenv("OCLGRIND_DATA_RACES", "0", 1);
+		setenv("OCLGRIND_UNIFORM_WRITES", "0", 1);
+		setenv("OCLGRIND_UNINITIALIZED", "0", 1);
+		setenv("OCLGRIND_MAX_ERRORS", "0", 1);
+		if (clrun_open(cl, "Oclgrind", err, sizeof err) != 0)
+			return;
+		*opened = 1;
+	}
+	for (int i = 0; i < n; i++)
+		src[i] = pre_for(c, tiles[i]);
+	gpum_run_all(cl, o, src, c->model == 2, c->trace_out);
 }
 
 static int analysis_main(void *arg)
@@ -199,7 +229,10 @@ static int analysis_main(void *arg)
 			return 6;
 	}
 	free(log);
-	clrun_close(&cl);
+	if (c->model && !c->unoptimised)
+		model_stage(c, &cl, &opened);
+	if (opened >= 0)
+		clrun_close(&cl);
 	return 0;
 }
 
@@ -308,6 +341,7 @@ static void analysis_start(const child_ctx *main_ctx, const char *tmp, const con
 	a->c = *main_ctx;
 	a->c.rep = rep;
 	a->c.trace_out = a->dir;
+	a->c.model = gpum_run_cached(rep) ? 2 : 1;
 	a->lim = (sandbox_limits){ o->timeout_s, 0, a->log, pol, 1 << 20 };  /* memory: analysis_main */
 	a->t0 = mono();
 	a->running = sandbox_spawn(analysis_main, &a->c, &a->lim, &a->child) == 0;
@@ -434,6 +468,17 @@ static void judge_analysed(check_report *rep, const analysis *a)
 	}
 }
 
+/* The child reached the GPU time model's launches (gpum_run.c): whatever ended it after
+ * that (a crash, the time limit) is the model's, which then only predicts nothing; the
+ * analysed launches are judged as if it had exited there. */
+static void model_settle(const analysis *a, sandbox_status *st)
+{
+	if (gpum_run_marked(a->dir) && st->end != SANDBOX_FAILED) {
+		st->end = SANDBOX_EXITED;
+		st->code = 0;
+	}
+}
+
 /* Wait for the analysis and read its summaries into rep->analysis. */
 static void analysis_finish(check_report *rep, analysis *a)
 {
@@ -441,6 +486,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		return;
 	sandbox_status st;
 	sandbox_wait(&a->child, &st);
+	model_settle(a, &st);
 	int all;
 	a->confine_failed = st.end == SANDBOX_FAILED;
 	rep->analysis = read_traces(a, rep->nanalyses, &all);
@@ -463,6 +509,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		a->c.no_uninit = 1;
 		a->lim.timeout_s = left;
 		sandbox_run(analysis_main, &a->c, &a->lim, &st);
+		model_settle(a, &st);
 		rep->analysis = read_traces(a, rep->nanalyses, &all);
 		rep->an.uninit_checked = 0;
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind's uninitialised-value "
@@ -470,6 +517,7 @@ static void analysis_finish(check_report *rep, analysis *a)
 		         "uninitialised memory were not checked");
 	}
 	judge_analysed(rep, a);
+	gpum_run_collect(rep, a->dir);
 	cJSON *complete = cJSON_GetObjectItem(rep->analysis, "complete");
 	int exited = st.end == SANDBOX_EXITED;
 	left = a->c.o->timeout_s - (mono() - a->t0);   /* the analysis' own limit, all runs */
@@ -1316,7 +1364,7 @@ static int control_analysis(check_report *rep, analysis *a)
 	child_ctx k = a->c;
 	for (int i = 0; i < k.npre; i++)
 		k.pre[i] = sol;
-	k.unoptimised = 0;
+	k.unoptimised = k.model = 0;
 	sandbox_limits lim = a->lim;
 	lim.timeout_s = o->timeout_s;
 	sandbox_status st;
@@ -1602,6 +1650,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 	summarize_analysis(o, rep);
 	copy_rates(o, rep);
 	occupancy(o, rep);
+	gpum_check(o, rep);
 	crit_eval(o, source, rep);
 	rep->source = source;
 	return rep->exit_code;
@@ -1613,4 +1662,8 @@ void check_free(check_report *rep)
 	rep->analysis = NULL;
 	free(rep->source);
 	rep->source = NULL;
+	for (int i = 0; i < CHECK_MODEL_RUNS; i++) {
+		cJSON_Delete(rep->model[i]);
+		rep->model[i] = NULL;
+	}
 }

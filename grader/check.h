@@ -8,6 +8,7 @@
 
 #include "clrun.h"
 #include "confine.h"
+#include "gpumodel.h"
 #include "lesson.h"
 #include "localmem.h"
 #include "ref.h"
@@ -199,6 +200,7 @@ typedef struct check_crit {
 	                             speed not judged on this device type): left out of scores */
 	int caused;               /* a symptom of rep->cause (cause.h): caused_by is the cause's */
 	lesson_crit caused_by;
+	int predicted;            /* judged from the GPU time model, not from a measurement     */
 } check_crit;
 
 /* The root cause of the failures (cause.h), when one criterion's finding explains others. */
@@ -225,6 +227,31 @@ typedef struct check_occ {
 } check_occ;
 
 enum { CHECK_MAX_OCC = 16 };
+
+/* The prediction at one TILE of a sweep (lesson 4): shown, never judged. */
+typedef struct check_predicted_tile {
+	int tile;
+	gpum_result kernel;       /* kernel.ok 0: not predicted at this TILE                     */
+} check_predicted_tile;
+
+/* The GPU time model (gpumodel.h, gpum_check.c): the student's kernel and the lesson's
+ * baseline analysed once more under Oclgrind at the kind's model size (checkers off), their
+ * figures scaled to the lesson's GPU timing size and priced on one profile. */
+typedef struct check_predicted {
+	int ok;                   /* both predicted                                             */
+	const gpum_profile *profile;
+	int rows, cols;           /* the GPU timing size predicted at                           */
+	gpum_result kernel, baseline;
+	double speedup;           /* baseline.ms / kernel.ms                                    */
+	char why[200];            /* ok 0: why there is none ("" when the model did not run)    */
+	int ntiles;               /* lesson 4: the sweep's TILEs, in its order                  */
+	check_predicted_tile tiles[LESSON_MAX_TILES];
+} check_predicted;
+
+/* Model runs (gpum_run.c): the student's kernel at the lesson's TILE (0), the baseline (1),
+ * then, with a TILE sweep (lesson 4), the student's kernel at each other TILE of it. */
+enum { CHECK_MODEL_RUNS = 2 + LESSON_MAX_TILES };
+
 
 typedef struct check_report {
 	check_opts opts;
@@ -276,7 +303,32 @@ typedef struct check_report {
 	 * not (the environment is), 0 not needed */
 	int control_build, control_analysis;
 	char pocl_note[600];      /* PoCL miscompiled the kernel; the runs are workitemrepl's (check.c) */
+	cJSON *model[CHECK_MODEL_RUNS]; /* the model runs' trace summaries, NULL where none       */
+	int model_tile[CHECK_MODEL_RUNS]; /* ... the TILE each ran at (0: not run)               */
+	double model_s;           /* seconds the model runs took in the analysis child          */
+	check_predicted pred;
 } check_report;
+
+/* The prediction from rep->model[] and rep->occ (gpum_check.c). */
+void gpum_check(const check_opts *o, check_report *rep);
+
+/* The model launches (gpum_run.c).  The size kind k's model launch has at TILE tile: */
+lesson_size gpum_model_size(const kind *k, int tile);
+/* The TILE of each model run of lesson l (0: none); how many runs (0: the kind has no model). */
+int gpum_run_plan(const lesson *l, int tiles[CHECK_MODEL_RUNS]);
+/* In the analysis child, after the analysed launches: the marker, then every run of the plan
+ * on cl (a context with the checkers off), src[i] the preprocessed text at run i's TILE;
+ * summaries into dir. */
+void gpum_run_mark(const char *dir);
+void gpum_run_all(clrun *cl, const check_opts *o, const char *const *src, int cached,
+                  const char *dir);
+/* In the parent, before the analysis: the baseline's kept summary into rep->model[1]; 1 when
+ * there was one (the child then skips the baseline's run). */
+int gpum_run_cached(check_report *rep);
+/* In the parent: did the child reach the model runs (the marker, removed)?  Then what the
+ * child did after it is the model's alone.  gpum_run_collect reads the summaries. */
+int gpum_run_marked(const char *dir);
+void gpum_run_collect(check_report *rep, const char *dir);
 
 /* Grade one kernel.  Fills rep (free with check_free); returns rep->exit_code. */
 int check_lesson(const check_opts *o, check_report *rep);

@@ -662,11 +662,29 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 		return;
 	}
 	double s = ch->baseline_ms / ch->kernel_ms;
-	char measured[240];
+	const check_predicted *pr = &rep->pred;
+	char measured[240], predicted[400] = "";
+	if (pr->ok)
+		snprintf(predicted, sizeof predicted, "predicted on %s: %.2fx at %s (%.3g ms vs "
+		         "%.3g ms; limited by %s)", pr->profile->label, pr->speedup,
+		         KIND_SIZE(o->l->kind, pr->rows, pr->cols),
+		         pr->kernel.ms, pr->baseline.ms, pr->kernel.limiter_text);
 	snprintf(measured, sizeof measured, "%.2fx the naive baseline at %s (%.3g ms vs %.3g ms, "
 	         "median of %d interleaved runs)", s, KIND_SIZE(o->l->kind, ch->time_rows,
 	         ch->time_cols), ch->kernel_ms,
 	         ch->baseline_ms, ch->time_reps);
+	if (!gpu && pr->ok && o->l->speedup_gpu > 0) {
+		/* a CPU cannot show what the lesson pays off on a GPU: judged from the prediction
+		 * (GUIDE.md "Predicted GPU time"), against the GPU's bar */
+		char why[400];
+		snprintf(why, sizeof why, "on a GPU your kernel would be limited by %s (the "
+		         "\"predicted on\" line below); the lesson's steps say what removes that limit",
+		         pr->kernel.limiter_text);
+		c->predicted = 1;
+		set(c, pr->speedup >= o->l->speedup_gpu ? CRIT_PASS : CRIT_FAIL, why, "%s; the bar on a GPU is %.2fx (measured here: %.2fx, not "
+		    "judged on a %s device)", predicted, o->l->speedup_gpu, s, ch->dev.type);
+		return;
+	}
 	if (bar <= 0) {
 		/* measured, not judged: see GUIDE.md "Speedup thresholds" */
 		set(c, CRIT_NOT_CHECKED, NULL, "%s; not judged on a %s device: there __local memory is "
@@ -676,22 +694,35 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 	}
 	set(c, s >= bar ? CRIT_PASS : CRIT_FAIL, "each element loaded into __local memory must be "
 	    "reused TILE times; check that the tile loads are coalesced and the inner loop reads "
-	    "only __local memory", "%s; the bar on a %s device is %.2fx", measured, ch->dev.type, bar);
+	    "only __local memory", "%s; the bar on a %s device is %.2fx%s%s", measured, ch->dev.type,
+	    bar, predicted[0] ? "; " : "", predicted);
 }
 
 void tile_eval(const check_opts *o, const char *source, check_report *rep); /* tilechoice.c */
+
+/* Can this environment judge speed?  A GPU with the lesson's bar; a CPU device from the
+ * prediction (GUIDE.md "Predicted GPU time"), where the Oclgrind analysis runs, unless the
+ * kernel was timed and the model could not predict it (the grader's limit, not the kernel's).
+ * Then a kernel that does not build or is not correct loses the point as it does on a GPU. */
+static int speed_judgeable(const check_opts *o, const check_report *rep, int no_oclgrind)
+{
+	if (strcmp(rep->child.dev.type, "GPU") == 0)
+		return o->l->speedup_gpu > 0;
+	if (o->l->speedup_cpu > 0)
+		return 1;
+	return o->l->speedup_gpu > 0 && !no_oclgrind && !(rep->child.timed && !rep->pred.ok);
+}
 
 /* Mark what the environment, not the kernel, left unchecked: scores leave it out. */
 static void mark_env(const check_opts *o, check_report *rep)
 {
 	int no_oclgrind = !o->analysis || rep->analysis_grader;
-	int gpu = strcmp(rep->child.dev.type, "GPU") == 0;
 	for (int i = 0; i < rep->ncrit; i++) {
 		check_crit *c = &rep->crit[i];
 		if (c->status != CRIT_NOT_CHECKED)
 			continue;
 		if (c->id == CRIT_SPEEDUP)
-			c->env = (gpu ? o->l->speedup_gpu : o->l->speedup_cpu) <= 0;
+			c->env = !speed_judgeable(o, rep, no_oclgrind);
 		else if (rep->grader_failed)
 			c->env = 1;
 		else if (c->id == CRIT_MEMORY_SAFE || c->id == CRIT_RACE_FREE || c->id == CRIT_CONFLICT_FREE ||

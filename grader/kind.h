@@ -66,6 +66,12 @@ typedef struct kind {
 	                                         within [lo, hi] per dimension (never a TILE
 	                                         multiple: lesson_analysis_size); a square range
 	                                         draws square sizes                              */
+	lesson_size model_size;               /* the GPU time model's analysis launch (gpumodel.h):
+	                                         a multiple of TILE in each dimension with at least
+	                                         two tiles, so every group is interior and loops
+	                                         run more than once                              */
+	int model_groups;                     /* ... at most this many work-groups (0: the kind's
+	                                         launch), so that each work-item loops many times */
 
 	/* ---- problem (CPU side, ref.c calls these) ---- */
 	/* Shape of a problem of rows x cols at TILE p->tile: set p->rows/cols, n_in, in_len[],

@@ -120,6 +120,7 @@ const kind kind_matmul = {
 	/* 2 x 2 groups at TILE=16, the last row and column partial: lesson 4's run at TILE=32
 	 * moves to 33..63 (lesson_analysis_size_at) */
 	.analysis_lo = {17, 17}, .analysis_hi = {31, 31},
+	.model_size = {32, 32},
 	.args = { "A", "B", "C", "N", NULL },
 	.n_inputs = 2,
 	.shape = shape,

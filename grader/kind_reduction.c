@@ -155,7 +155,10 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 static int geometry(const ref_problem *p, int tile, size_t global[3], size_t local[3])
 {
 	local[0] = (size_t)tile;
-	global[0] = kind_reduce_groups(p->cols, tile) * (size_t)tile;
+	size_t groups = kind_reduce_groups(p->cols, tile);
+	if (p->max_groups > 0 && groups > (size_t)p->max_groups)
+		groups = (size_t)p->max_groups;
+	global[0] = groups * (size_t)tile;
 	return 1;
 }
 
@@ -260,6 +263,7 @@ const kind kind_reduction = {
 	.time_size_gpu = {1, 1 << 26},
 	/* three groups, the last one partial (never a multiple of TILE: lesson_analysis_size) */
 	.analysis_lo = {1, 513}, .analysis_hi = {1, 767},
+	.model_size = {1, 1 << 14}, .model_groups = 2,  /* 32 elements per work-item */
 	.args = { "in", "partial", "n", NULL },
 	.n_inputs = 1,
 	.shape = shape,

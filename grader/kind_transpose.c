@@ -74,6 +74,7 @@ const kind kind_transpose = {
 	.time_size = {2000, 2000},
 	.time_size_gpu = {8192, 8192},
 	.analysis_lo = {33, 65}, .analysis_hi = {63, 95},
+	.model_size = {64, 96},
 	.args = { "in", "out", "rows", "cols", NULL },
 	.n_inputs = 1,
 	.shape = shape,

@@ -28,6 +28,8 @@ typedef struct ref_problem {
 	double *scale;           /* per element: error scale (sum |a||b| for matmul; |ref| else) */
 	double flops;            /* 2N^3 for matmul; 0 for transpose */
 	double bytes;            /* bytes a perfect kernel moves (transpose: 2*rows*cols*4) */
+	int max_groups;          /* the GPU time model's launch: at most this many work-groups
+	                            (kind.h model_groups; 0: the kind's own launch) */
 } ref_problem;
 
 /* Allocate inputs (the kind's draw, else uniform in [-1,1), from seed) for a launch at TILE

@@ -292,6 +292,11 @@ static void wrapped(FILE *f, const char *raw, int col, int indent)
 	free(clean);
 }
 
+void report_wrap(FILE *f, const char *raw, int col, int indent)
+{
+	wrapped(f, raw, col, indent);
+}
+
 /* After a PASS: where to go next (the lesson after this one in the registry). */
 static void text_next(FILE *f, const check_report *rep)
 {
@@ -366,6 +371,7 @@ void report_text(FILE *f, const check_report *rep)
 			        "written); the kernel reads at %.2f of the copy's rate\n", ch->copy_ms,
 			        rep->copy_gbps, rep->of_copy);
 	}
+	report_predicted_text(f, rep);
 	text_analysis_sizes(f, rep);
 	if (rep->analysis) {
 		text_local(f, rep);
@@ -487,6 +493,7 @@ static void json_timing(cJSON *root, const check_report *rep)
 	const check_child *ch = &rep->child;
 	if (!ch->timed) {
 		cJSON_AddNullToObject(root, "timing");
+		report_predicted_json(root, rep);   /* lesson 4 (no single timing), or not timed */
 		return;
 	}
 	cJSON *t = cJSON_AddObjectToObject(root, "timing");
@@ -507,6 +514,7 @@ static void json_timing(cJSON *root, const check_report *rep)
 	}
 	const kind *k = rep->opts.l->kind;
 	cJSON_AddNumberToObject(t, k->rate_key, k->work(ch->time_rows, ch->time_cols) / ch->kernel_ms * 1e-6);
+	report_predicted_json(t, rep);
 }
 
 /* Where a site is: line, column, variable, access. */
@@ -537,6 +545,7 @@ static void json_analysis(cJSON *root, const check_report *rep)
 	cJSON_AddItemToObject(a, "range_lo", size_pair(lo.rows, lo.cols));
 	cJSON_AddItemToObject(a, "range_hi", size_pair(hi.rows, hi.cols));
 	cJSON_AddNumberToObject(a, "seconds", rep->analysis_s);
+	cJSON_AddNumberToObject(a, "model_seconds", rep->model_s);
 	cJSON_AddBoolToObject(a, "grader_failed", rep->analysis_grader);
 	/* the sites (banks, coalescing) come from a -cl-opt-disable build: check_analysis */
 	cJSON_AddBoolToObject(a, "sites_unoptimised", rep->an.sites_unoptimised > 0);
@@ -681,6 +690,8 @@ cJSON *report_json(const check_report *rep)
 		cJSON_AddStringToObject(o, "status", c->status == CRIT_PASS ? "pass" :
 		                        c->status == CRIT_FAIL ? "fail" : "not_checked");
 		cJSON_AddStringToObject(o, "message", c->msg);
+		if (c->predicted)
+			cJSON_AddTrueToObject(o, "predicted");
 		if (c->status == CRIT_FAIL && c->try_[0])
 			cJSON_AddStringToObject(o, "try", c->try_);
 		if (c->caused)

@@ -26,6 +26,12 @@ cJSON *report_gradescope(const check_report *rep);
 int report_score(const check_report *rep, int *score);
 /* Replace the bytes of j's strings (recursively) that are not valid UTF-8 with '?'. */
 void report_utf8_clean(cJSON *j);
+/* Print raw wrapped to the terminal's width, from column col, continuation lines indented. */
+void report_wrap(FILE *f, const char *raw, int col, int indent);
+/* The GPU time model's lines (report_gpum.c): "predicted on ..." in the text, and
+ * "predicted" in the JSON object t (timing; the report's root when nothing was timed). */
+void report_predicted_text(FILE *f, const check_report *rep);
+void report_predicted_json(cJSON *t, const check_report *rep);
 /* Whether to colour f (a TTY and NO_COLOR unset). */
 int report_color(FILE *f);
 

@@ -26,6 +26,7 @@
 #include <cjson/cJSON.h>
 
 #include "bank.h"
+#include "irmlp.h"
 #include "trace.h"
 
 #define ADDR_MASK ((UINT64_C(1) << TRACE_ADDR_BITS) - 1)
@@ -64,6 +65,11 @@ typedef struct entry {
 	uint64_t g_offset[TRACE_GLOBAL_WARP];
 	uint32_t g_size[TRACE_GLOBAL_WARP];
 	unsigned char g_active[TRACE_GLOBAL_WARP];
+	uint64_t lines;                               /* __global: 128-byte lines, every request */
+	uint64_t warp_instructions, lanes;            /* priced warp instructions (__local: profile
+	                                                 0's warps, __global: requests) and their
+	                                                 active lanes: warp execution efficiency */
+	int mlp;                                      /* __global loads: irmlp group size, 0 unknown */
 } entry;
 
 /* One accessing instruction (k counters and warps are per site). */
@@ -113,6 +119,7 @@ typedef struct worker {
 	uint32_t group;
 	int priced;                     /* the current group is priced (trace_interior) */
 	uint64_t groups_run, groups_priced, loaded, stored;
+	uint64_t load_rounds;           /* barrier intervals of priced groups with a __global load */
 	uint64_t fingerprint[2];        /* __local, __global: see access_mix */
 } worker;
 
@@ -130,6 +137,7 @@ struct trace {
 	int nvars, capvars;
 
 	worker *workers;
+	irmlp *code;                    /* the kernel's loads in flight (trace_code) */
 
 	finding findings[TRACE_MAX_FINDINGS];
 	int nfindings;
@@ -196,6 +204,7 @@ worker_reset(worker *w)
 	w->group = 0;
 	w->priced = 1;
 	w->groups_run = w->groups_priced = w->loaded = w->stored = 0;
+	w->load_rounds = 0;
 }
 
 static void
@@ -248,6 +257,7 @@ trace_new(void)
 		oom();
 	t->id = atomic_fetch_add(&next_id, 1);
 	pthread_mutex_init(&t->lock, NULL);
+	t->code = irmlp_new();
 	return t;
 }
 
@@ -264,6 +274,7 @@ trace_free(trace *t)
 	if (tls.id == t->id)
 		tls.id = 0;
 	pthread_mutex_destroy(&t->lock);
+	irmlp_free(t->code);
 	free(t->vars);
 	free(t);
 }
@@ -281,10 +292,17 @@ trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], const si
 	t->begun = 1;
 	t->ended = 0;
 	t->nvars = 0;
+	irmlp_reset(t->code);
 	pthread_mutex_lock(&t->lock);
 	for (worker *w = t->workers; w != NULL; w = w->next)
 		worker_reset(w);
 	pthread_mutex_unlock(&t->lock);
+}
+
+struct irmlp *
+trace_code(trace *t)
+{
+	return t->code;
 }
 
 void
@@ -449,7 +467,7 @@ counts_reserve(worker *w, uint32_t nlanes, int s)
 }
 
 static int
-site_of(worker *w, uint32_t nlanes, const trace_access *a, int var)
+site_of(worker *w, const irmlp *t_code, uint32_t nlanes, const trace_access *a, int var)
 {
 	int s = w->last_site;
 	if (s >= 0 && w->sites[s].key == a->site && w->sites[s].var == var && w->sites[s].kind == a->kind)
@@ -465,6 +483,10 @@ site_of(worker *w, uint32_t nlanes, const trace_access *a, int var)
 	w->sites = grow(w->sites, sizeof *w->sites, &w->capsites, w->nsites + 1);
 	s = w->nsites++;
 	w->sites[s] = (site){ a->site, var, a->kind, entry_of(w, a, var) };
+	entry *e = &w->entries[w->sites[s].entry];
+	int mlp = a->space == TRACE_GLOBAL ? irmlp_of(t_code, a->site) : 0;
+	if (mlp > e->mlp)
+		e->mlp = mlp;
 	if (2 * w->nsites > w->hashcap)
 		hash_grow(w);
 	else
@@ -508,6 +530,10 @@ price_local_warp(const worker *w, entry *e, int pi, const bank_profile *p, const
 	}
 	if (width == 0)
 		width = 1;
+	if (pi == 0) {
+		e->warp_instructions++;
+		e->lanes += (uint64_t)n;
+	}
 	int is_store = e->kind != TRACE_LOAD;
 	for (uint32_t off = 0; off < width; off += 16) {
 		uint32_t pw = width - off < 16 ? width - off : 16;
@@ -621,10 +647,13 @@ price_global_request(worker *w, entry *e, const rec *r, size_t n)
 		for (uint64_t g = r[i].offset / TRACE_SECTOR; g <= last_sector(&r[i]); g++)
 			s[m++] = g;
 	qsort(s, m, sizeof *s, cmp_u64);
-	uint64_t sectors = 0;
-	for (size_t i = 0; i < m; i++)
+	uint64_t sectors = 0, lines = 0;
+	for (size_t i = 0; i < m; i++) {
 		if (i == 0 || s[i] != s[i - 1])
 			sectors++;
+		if (i == 0 || s[i] / 4 != s[i - 1] / 4)   /* 4 sectors per 128-byte line */
+			lines++;
+	}
 
 	/* Distinct bytes: the union of [offset, offset + size), as (start, end) pairs
 	 * sorted by start; the lanes are distinct but their offsets need not be. */
@@ -651,6 +680,9 @@ price_global_request(worker *w, entry *e, const rec *r, size_t n)
 	e->sectors += sectors;
 	e->ideal_sectors += ideal;
 	global_worst(w, e, r, n, sectors, ideal);
+	e->lines += lines;
+	e->warp_instructions++;
+	e->lanes += (uint64_t)n;
 }
 
 static void
@@ -680,6 +712,12 @@ static void
 flush(worker *w, uint32_t nlanes)
 {
 	if (w->nrecs > 0) {
+		int loads = 0;
+		for (size_t i = 0; i < w->nrecs && !loads; i++) {
+			const site *st = &w->sites[w->recs[i].site];
+			loads = w->entries[st->entry].space == TRACE_GLOBAL && st->kind == TRACE_LOAD;
+		}
+		w->load_rounds += (uint64_t)(loads && w->priced);
 		qsort(w->recs, w->nrecs, sizeof *w->recs, cmp_rec);
 		for (size_t i = 0, j; i < w->nrecs; i = j) {
 			for (j = i + 1; j < w->nrecs && w->recs[j].site == w->recs[i].site &&
@@ -774,7 +812,7 @@ trace_record(trace *t, const trace_access *a)
 
 	int var = var_of(t, a->space, a->address);
 	w->fingerprint[a->space == TRACE_LOCAL] += access_mix(t, a, var);
-	int s = site_of(w, t->nlanes, a, var);
+	int s = site_of(w, t->code, t->nlanes, a, var);
 	entry *e = &w->entries[w->sites[s].entry];
 	e->accesses++;
 	e->bytes += a->size;
@@ -1079,6 +1117,8 @@ local_site_json(const trace *t, const entry *e)
 		np = TRACE_MAX_PROFILES;
 	site_head(t, e, o);
 	cJSON_AddNumberToObject(o, "instructions", (double)e->prof[0].instructions);
+	cJSON_AddNumberToObject(o, "warp_instructions", (double)e->warp_instructions);
+	cJSON_AddNumberToObject(o, "lanes", (double)e->lanes);
 	cJSON_AddNumberToObject(o, "accesses", (double)e->accesses);
 	cJSON_AddNumberToObject(o, "bytes", (double)e->bytes);
 	for (int pi = 0; pi < np; pi++) {
@@ -1149,6 +1189,11 @@ global_site_json(const trace *t, const entry *e)
 	cJSON_AddNumberToObject(o, "requests", (double)e->requests);
 	cJSON_AddNumberToObject(o, "sectors", (double)e->sectors);
 	cJSON_AddNumberToObject(o, "ideal_sectors", (double)e->ideal_sectors);
+	cJSON_AddNumberToObject(o, "lines", (double)e->lines);
+	cJSON_AddNumberToObject(o, "warp_instructions", (double)e->warp_instructions);
+	cJSON_AddNumberToObject(o, "lanes", (double)e->lanes);
+	if (e->mlp > 0)
+		cJSON_AddNumberToObject(o, "mlp", e->mlp);
 	cJSON_AddNumberToObject(o, "accesses", (double)e->accesses);
 	cJSON_AddNumberToObject(o, "bytes", (double)e->bytes);
 	if (e->g_nlanes > 0)
@@ -1203,6 +1248,11 @@ merge_row(entry *a, const entry *b)
 		memcpy(a->g_size, b->g_size, sizeof a->g_size);
 		memcpy(a->g_active, b->g_active, sizeof a->g_active);
 	}
+	a->lines += b->lines;
+	a->warp_instructions += b->warp_instructions;
+	a->lanes += b->lanes;
+	if (b->mlp > a->mlp)
+		a->mlp = b->mlp;
 }
 
 /* The rows of all workers, one per (space, kind, variable, line, column). */
@@ -1328,12 +1378,14 @@ trace_summary(trace *t)
 {
 	cJSON *root = cJSON_CreateObject(), *gb = cJSON_CreateObject();
 	uint64_t local_bytes = 0, groups_run = 0, priced = 0, loaded = 0, stored = 0, fp[2] = { 0 };
+	uint64_t rounds = 0;
 
 	pthread_mutex_lock(&t->lock);
 	for (worker *w = t->workers; w != NULL; w = w->next) {
 		flush(w, t->nlanes);    /* a group that never ended */
 		groups_run += w->groups_run;
 		priced += w->groups_priced;
+		rounds += w->load_rounds;
 		loaded += w->loaded;
 		stored += w->stored;
 		fp[0] += w->fingerprint[0];
@@ -1347,6 +1399,7 @@ trace_summary(trace *t)
 	cJSON_AddItemToObject(root, "num_groups", size3(t->groups));
 	cJSON_AddNumberToObject(root, "groups_run", (double)groups_run);
 	cJSON_AddNumberToObject(root, "groups_priced", (double)priced);
+	cJSON_AddNumberToObject(root, "load_rounds", (double)rounds);
 	cJSON_AddBoolToObject(root, "complete", t->ended);
 	cJSON_AddItemToObject(root, "profiles", profiles_json());
 	cJSON_AddItemToObject(root, "local_variables", variables_json(t, TRACE_LOCAL));
@@ -1482,11 +1535,13 @@ static void
 merge_site(cJSON *a, const cJSON *b)
 {
 	static const char *sums[] = { "instructions", "accesses", "requests", "sectors",
-	                              "ideal_sectors", "bytes" };
+	                              "ideal_sectors", "bytes", "lines", "warp_instructions",
+	                              "lanes" };
 	for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
 		if (cJSON_HasObjectItem(b, sums[i]))
 			add_num(a, sums[i], jnum(b, sums[i]));
 	max_num(a, "width", jnum(b, "width"));
+	max_num(a, "mlp", jnum(b, "mlp"));
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(b, "merged")) &&
 	    !cJSON_HasObjectItem(a, "merged"))
 		cJSON_AddTrueToObject(a, "merged");

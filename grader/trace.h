@@ -84,6 +84,11 @@ void trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], con
  * from $CLTRACE_EXTENT ("x y"). */
 void trace_interior(trace *t, uint64_t x_extent, uint64_t y_extent);
 
+/* The kernel's code, for its loads in flight per warp (irmlp.h): the plugin steps it through
+ * the kernel function's instructions after trace_kernel_begin, before any group runs, and
+ * ends it; each __global load site's summary row then carries "mlp" (its group's size). */
+struct irmlp *trace_code(trace *t);
+
 /* A variable of the run: a __local variable or argument (base = its address in the
  * work-group's local memory) or a __global/__constant buffer argument (base = the
  * argument's pointer value).  Oclgrind names kernel-scope __local variables

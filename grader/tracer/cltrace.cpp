@@ -33,15 +33,19 @@
 #include <llvm/IR/DebugLoc.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Instruction.h>
+#include <llvm/IR/Function.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/IntrinsicInst.h>
 #include <llvm/Support/Casting.h>
 #include <llvm/IR/Value.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <vector>
 
 extern "C" {
+#include "irmlp.h"
 #include "trace.h"
 }
 
@@ -77,6 +81,7 @@ public:
       if (sscanf(e, "%llu %llu", &ex, &ey) == 2)
         trace_interior(m_trace, ex, ey);
     addGlobalVariables();
+    walkCode();
     m_localsNamed = false;
   }
 
@@ -184,6 +189,62 @@ private:
       trace_variable(m_trace, TRACE_GLOBAL, it->first->getName().str().c_str(),
                      address, bytes);
     }
+  }
+
+  // The kernel function's instructions, block by block, to irmlp (loads in flight):
+  // __global/__constant loads, fences (calls, __global stores), the rest.
+  void walkCode()
+  {
+    irmlp* m = trace_code(m_trace);
+    const llvm::Function* f = m_kernel->getFunction();
+    if (!m || !f)
+      return;
+    std::vector<const void*> ops;
+    const llvm::BasicBlock* prev = nullptr;
+    for (const llvm::BasicBlock& bb : *f)
+    {
+      const void* cond = predicable(prev, &bb);
+      irmlp_step(m, cond ? IRMLP_BLOCK_IF : IRMLP_BLOCK, &bb, &cond, cond ? 1 : 0);
+      prev = &bb;
+      for (const llvm::Instruction& inst : bb)
+      {
+        ops.clear();
+        for (const llvm::Use& op : inst.operands())
+          ops.push_back(op.get());
+        irmlp_step(m, codeOp(inst), &inst, ops.data(), (int)ops.size());
+      }
+    }
+    irmlp_end(m);
+  }
+
+  // The condition of a short `if` whose body is bb, or null: bb's one predecessor is prev, the
+  // block laid out just before it, which branches on that condition to bb or to bb's one
+  // successor.  A GPU compiler predicates such a body (CUDA C Programming Guide, "Branch
+  // predication"), so its loads issue with prev's (irmlp.h, IRMLP_BLOCK_IF).
+  static const void* predicable(const llvm::BasicBlock* prev, const llvm::BasicBlock* bb)
+  {
+    if (!prev || bb->getSinglePredecessor() != prev || !bb->getSingleSuccessor())
+      return nullptr;
+    const llvm::BranchInst* br = llvm::dyn_cast<llvm::BranchInst>(prev->getTerminator());
+    if (!br || !br->isConditional())
+      return nullptr;
+    const llvm::BasicBlock* other =
+        br->getSuccessor(0) == bb ? br->getSuccessor(1) : br->getSuccessor(0);
+    return other == bb->getSingleSuccessor() ? br->getCondition() : nullptr;
+  }
+
+  static irmlp_op codeOp(const llvm::Instruction& inst)
+  {
+    if (const llvm::LoadInst* l = llvm::dyn_cast<llvm::LoadInst>(&inst))
+    {
+      unsigned as = l->getPointerAddressSpace();
+      return as == AddrSpaceGlobal || as == AddrSpaceConstant ? IRMLP_LOAD : IRMLP_OTHER;
+    }
+    if (const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&inst))
+      return st->getPointerAddressSpace() == AddrSpaceGlobal ? IRMLP_FENCE : IRMLP_OTHER;
+    if (llvm::isa<llvm::DbgInfoIntrinsic>(&inst))
+      return IRMLP_OTHER;
+    return llvm::isa<llvm::CallBase>(&inst) ? IRMLP_FENCE : IRMLP_OTHER;
   }
 
   // __local: kernel-scope variables ("kernel.var") and __local arguments.

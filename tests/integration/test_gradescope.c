@@ -173,16 +173,21 @@ START_TEST(autograder_zip_grades_four_submissions)
 
 	cJSON *r = submit("kernels/solutions/03-transpose-padding.cl", "03-transpose-padding.cl", 20);
 	double max = assert_gradescope_format(r);
-	ck_assert_double_ge(max, 7);          /* a point per criterion; speedup: 0 on a CPU */
+	ck_assert_double_ge(max, 8);          /* a point per criterion */
 	ck_assert_double_eq(cJSON_GetObjectItem(r, "score")->valuedouble, max);
-	ck_assert_double_eq(cJSON_GetObjectItem(test_named(r, "speedup"), "max_score")->valuedouble, 0);
+	/* on a CPU speedup scores too: judged from the predicted H200 times */
+	ck_assert_double_eq(cJSON_GetObjectItem(test_named(r, "speedup"), "max_score")->valuedouble, 1);
+	ck_assert_str_eq(status_of(r, "speedup"), "passed");
 	ck_assert_str_eq(status_of(r, "conflict_free"), "passed");
 	cJSON_Delete(r);
 
 	r = submit("tests/fixtures/l3_unpadded.cl", "Mine.CL", 20);
 	ck_assert_double_eq(assert_gradescope_format(r), max);
-	ck_assert_double_eq(cJSON_GetObjectItem(r, "score")->valuedouble, max - 1);
+	/* unpadded: bank conflicts, and 1.79x predicted against the bar of 2.0x (1.78x measured
+	 * on an H200) */
+	ck_assert_double_eq(cJSON_GetObjectItem(r, "score")->valuedouble, max - 2);
 	ck_assert_str_eq(status_of(r, "conflict_free"), "failed");
+	ck_assert_str_eq(status_of(r, "speedup"), "failed");
 	ck_assert_str_eq(status_of(r, "correct"), "passed");
 	cJSON_Delete(r);
 
