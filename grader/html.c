@@ -296,14 +296,36 @@ static void html_timing(FILE *f, const cJSON *j)
 	const cJSON *t = cJSON_GetObjectItem(j, "timing"), *sz = cJSON_GetObjectItem(t, "size");
 	if (!cJSON_IsObject(t))
 		return;
-	const cJSON *r = cJSON_GetArrayItem(sz, 0), *c = cJSON_GetArrayItem(sz, 1);
-	html_printf(f, "<h2 id=\"timing-h\">Timing</h2>\n<p id=\"timing\">at %dx%d: kernel %.3g ms",
-	            cJSON_IsNumber(r) ? r->valueint : 0, cJSON_IsNumber(c) ? c->valueint : 0,
-	            html_num(t, "kernel_ms"));
+	(void)sz;
+	fputs("<h2 id=\"timing-h\">Timing</h2>\n<p id=\"timing\">at ", f);
+	html_put(f, html_str(t, "size_text"));
+	html_printf(f, ": kernel %.3g ms", html_num(t, "kernel_ms"));
 	if (cJSON_IsNumber(cJSON_GetObjectItem(t, "baseline_ms")))
 		html_printf(f, ", naive baseline %.3g ms, speedup %.2f&times;", html_num(t, "baseline_ms"),
 		            html_num(t, "speedup"));
 	html_printf(f, "; median of %.0f runs</p>\n", html_num(t, "runs"));
+}
+
+/* The predicted GPU time (gpumodel.h, JSON timing.predicted or the top-level predicted of
+ * lesson 4): what limits it, drawn as one bar per term for the kernel and the baseline. */
+static void html_predicted(FILE *f, const cJSON *j)
+{
+	const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "timing"), "predicted");
+	if (!cJSON_IsObject(p))
+		p = cJSON_GetObjectItem(j, "predicted");
+	if (!cJSON_IsObject(p) || !cJSON_IsNumber(cJSON_GetObjectItem(p, "kernel_ms")))
+		return;
+	fputs("<h2 id=\"predicted\">Predicted GPU time</h2>\n<p id=\"predicted-line\">on ", f);
+	html_put(f, html_str(p, "profile"));
+	html_printf(f, "%s: yours %.3g ms", cJSON_IsTrue(cJSON_GetObjectItem(p, "validated")) ? "" :
+	            " (a profile not validated)", html_num(p, "kernel_ms"));
+	if (cJSON_IsNumber(cJSON_GetObjectItem(p, "baseline_ms")))
+		html_printf(f, ", naive baseline %.3g ms, %.2f&times;", html_num(p, "baseline_ms"),
+		            html_num(p, "speedup"));
+	fputs("; limited by ", f);
+	html_put(f, html_str(p, "limiter_text"));
+	fputs("</p>\n", f);
+	html_svg_predicted(f, p);
 }
 
 static void html_memory(FILE *f, const cJSON *j)
@@ -359,6 +381,7 @@ void html_page(FILE *f, const check_report *rep, const html_opts *o)
 	html_criteria(f, j);
 	html_source(f, rep, j);
 	html_timing(f, j);
+	html_predicted(f, j);
 	html_memory(f, j);
 	if (cJSON_GetArraySize(cJSON_GetObjectItem(j, "occupancy"))) {
 		fputs("<h2 id=\"occupancy\">Occupancy per GPU profile</h2>\n", f);

@@ -61,6 +61,9 @@ void html_svg_sectors(FILE *f, const cJSON *site);
 void html_svg_occupancy(FILE *f, const cJSON *occupancy);
 /* Lesson 4's TILE sweep (tiles: the JSON's array): time, __local bytes and occupancy. */
 void html_svg_sweep(FILE *f, const cJSON *tiles);
+/* The predicted time's terms (JSON predicted.breakdown) as bars, the kernel's beside the
+ * baseline's, the limiting one marked, with a table as their text equivalent. */
+void html_svg_predicted(FILE *f, const cJSON *predicted);
 
 /* ---- the class index (html_class.c) ------------------------------------------------------- */
 

@@ -265,6 +265,52 @@ void html_svg_occupancy(FILE *f, const cJSON *occupancy)
 	fputs("</svg>\n", f);
 }
 
+/* ---- the predicted GPU time's terms ------------------------------------------------------------ */
+
+static const char *const pred_terms[][2] = {
+	{ "dram_ms", "DRAM bandwidth" }, { "l1_pipe_ms", "L1 / shared pipe" },
+	{ "loads_in_flight_ms", "too few loads in flight" }, { "latency_ms", "latency of the rounds" },
+	{ "flops_ms", "arithmetic" }, { "scattered_stores_ms", "scattered stores" },
+};
+enum { PRED_TERMS = sizeof pred_terms / sizeof pred_terms[0] };
+
+static void pred_bars(FILE *f, const cJSON *pr, const char *who, int y, double top)
+{
+	const cJSON *b = cJSON_GetObjectItem(pr, "breakdown");
+	for (int i = 0; i < PRED_TERMS; i++, y += 18) {
+		double ms = html_num(b, pred_terms[i][0]);
+		int w = top > 0 ? (int)(300.0 * ms / top + 0.5) : 0;
+		html_printf(f, "<g class=\"term %s\" data-term=\"%s\"><text x=\"2\" y=\"%d\">%s: %s</text>"
+		            "<rect x=\"250\" y=\"%d\" width=\"%d\" height=\"14\" fill=\"%s\"/>"
+		            "<text x=\"%d\" y=\"%d\">%.3g ms</text></g>\n", who, pred_terms[i][0], y + 11,
+		            who, pred_terms[i][1], y, w, ms >= html_num(pr, "kernel_ms") * 0.999 ?
+		            "#D55E00" : "#0072B2", 256 + w, y + 11, ms);
+	}
+}
+
+void html_svg_predicted(FILE *f, const cJSON *predicted)
+{
+	const cJSON *base = cJSON_GetObjectItem(predicted, "baseline");
+	double top = html_num(predicted, "kernel_ms");
+	if (cJSON_IsObject(base) && html_num(base, "kernel_ms") > top)
+		top = html_num(base, "kernel_ms");
+	int rows = PRED_TERMS * (cJSON_IsObject(base) ? 2 : 1);
+	html_printf(f, "<svg class=\"predicted\" role=\"img\" width=\"760\" height=\"%d\" "
+	            "viewBox=\"0 0 760 %d\"><title>predicted GPU time per term</title><desc>each "
+	            "term of the model in milliseconds; the time is the slowest one, marked in "
+	            "orange</desc>\n", rows * 18 + 8, rows * 18 + 8);
+	pred_bars(f, predicted, "yours", 4, top);
+	if (cJSON_IsObject(base))
+		pred_bars(f, base, "baseline", 4 + PRED_TERMS * 18, top);
+	fputs("</svg>\n<table class=\"predicted-terms\"><tr><th>term</th><th>yours (ms)</th>"
+	      "<th>baseline (ms)</th></tr>\n", f);
+	for (int i = 0; i < PRED_TERMS; i++)
+		html_printf(f, "<tr><td>%s</td><td>%.3g</td><td>%.3g</td></tr>\n", pred_terms[i][1],
+		            html_num(cJSON_GetObjectItem(predicted, "breakdown"), pred_terms[i][0]),
+		            html_num(cJSON_GetObjectItem(base, "breakdown"), pred_terms[i][0]));
+	fputs("</table>\n", f);
+}
+
 /* ---- lesson 4's TILE sweep ---------------------------------------------------------------------- */
 
 enum { SW_X = 70, SW_GAP = 110, SW_H = 90 };

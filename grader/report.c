@@ -498,6 +498,8 @@ static void json_timing(cJSON *root, const check_report *rep)
 	}
 	cJSON *t = cJSON_AddObjectToObject(root, "timing");
 	cJSON_AddItemToObject(t, "size", size_pair(ch->time_rows, ch->time_cols));
+	cJSON_AddStringToObject(t, "size_text", KIND_SIZE(rep->opts.l->kind, ch->time_rows,
+	                                                  ch->time_cols));
 	if (ch->baseline_ms > 0) {
 		cJSON_AddNumberToObject(t, "baseline_ms", ch->baseline_ms);
 		cJSON_AddNumberToObject(t, "speedup", ch->baseline_ms / ch->kernel_ms);

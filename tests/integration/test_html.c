@@ -498,6 +498,26 @@ START_TEST(sweep_has_one_point_per_tile_and_occupancy_bars)
 }
 END_TEST
 
+/* The predicted GPU time: its line, and one bar per term for the kernel and the baseline,
+ * the limiting term (the JSON's own) marked, and its table. */
+START_TEST(predicted_time_is_drawn_with_its_limiter)
+{
+	NEED_CHROMIUM();
+	char *dom = in_dir("k5.dom");
+	cJSON *j = json_in("k5.json");
+	ck_assert_msg(dom && j, "no DOM or JSON of lesson 5's solution");
+	cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "timing"), "predicted");
+	ck_assert_msg(cJSON_IsObject(p), "lesson 5's solution has no prediction");
+	ck_assert_ptr_nonnull(strstr(dom, "id=\"predicted-line\""));
+	ck_assert_ptr_nonnull(strstr(dom, cJSON_GetStringValue(cJSON_GetObjectItem(p, "limiter_text"))));
+	ck_assert_int_eq(count(dom, NULL, "<g class=\"term yours\""), 6);
+	ck_assert_int_eq(count(dom, NULL, "<g class=\"term baseline\""), 6);
+	ck_assert_ptr_nonnull(strstr(dom, "<table class=\"predicted-terms\">"));
+	cJSON_Delete(j);
+	free(dom);
+}
+END_TEST
+
 /* The hostile file name and source come out as text: no element of theirs in the DOM. */
 START_TEST(hostile_name_and_source_add_no_markup)
 {
@@ -639,6 +659,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, broadcast_and_inactive_lanes_are_distinct);
 	tcase_add_test(tc, global_request_drawn_as_sectors_against_the_ideal);
 	tcase_add_test(tc, sweep_has_one_point_per_tile_and_occupancy_bars);
+	tcase_add_test(tc, predicted_time_is_drawn_with_its_limiter);
 	tcase_add_test(tc, hostile_name_and_source_add_no_markup);
 	tcase_add_test(tc, class_index_adds_up_and_links_every_page);
 	tcase_add_test(tc, watched_page_is_rewritten_and_reloads);
