@@ -502,9 +502,10 @@ int diag_global_only_fence(const char *source)
 	return local ? each_barrier(source, global_only, NULL) : 0;
 }
 
-static int multiple(const diag_size *s, int tile)
+/* A multiple of TILE in every dimension the kind has (a 1-D size is 1 x n: cols only). */
+static int multiple(const kind *k, const diag_size *s, int tile)
 {
-	return tile > 1 && s->rows % tile == 0 && s->cols % tile == 0;
+	return tile > 1 && s->cols % tile == 0 && (k->dims == 1 || s->rows % tile == 0);
 }
 
 int diag_sizes(const lesson *l, const diag_size *s, int n, int tile, char *extra, size_t elen,
@@ -517,7 +518,7 @@ int diag_sizes(const lesson *l, const diag_size *s, int n, int tile, char *extra
 	if (k->sizes_pattern && k->sizes_pattern(s, n, tile, extra, elen, try_, tlen))
 		return 1;
 	for (int i = 0; i < n; i++) {
-		int sq = s[i].rows == s[i].cols, mul = multiple(&s[i], tile);
+		int sq = s[i].rows == s[i].cols, mul = multiple(k, &s[i], tile);
 		if (s[i].right) {
 			if (!right || (right->rows == 1 && right->cols == 1))
 				right = &s[i];
