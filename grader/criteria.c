@@ -485,8 +485,7 @@ static void eval_local(const check_opts *o, check_report *rep)
 	int loads = rep->an.summary ? rep->an.local_loads : -1;   /* -1: no analysis */
 	char msg[400];
 	const char *token_try = NULL;
-	const char *try_ = "declare a __local tile (e.g. __local float tile[TILE][TILE];), load it "
-	                   "cooperatively, barrier, then compute from it";
+	const char *try_ = lesson_say(o->l, KS_LOCAL_TRY);
 	/* Drivers report a few bytes for kernels without any __local data (NVIDIA: 1), so the
 	 * device's number alone is trusted only above a token size. */
 	if (!ch->kernel_found)
@@ -692,9 +691,8 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 		    "DEVICE=<gpu>)", measured, ch->dev.type, o->l->kind->cpu_speed_note, o->l->number);
 		return;
 	}
-	set(c, s >= bar ? CRIT_PASS : CRIT_FAIL, "each element loaded into __local memory must be "
-	    "reused TILE times; check that the tile loads are coalesced and the inner loop reads "
-	    "only __local memory", "%s; the bar on a %s device is %.2fx%s%s", measured, ch->dev.type,
+	set(c, s >= bar ? CRIT_PASS : CRIT_FAIL, lesson_say(o->l, KS_SPEED_TRY),
+	    "%s; the bar on a %s device is %.2fx%s%s", measured, ch->dev.type,
 	    bar, predicted[0] ? "; " : "", predicted);
 }
 

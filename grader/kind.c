@@ -19,6 +19,11 @@ static const char *const defaults[KS_COUNT] = {
 	[KS_PAD] = "let neighbouring lanes use neighbouring words",
 	[KS_SWIZZLE] = "",
 	[KS_EDGE_PART] = "elements",
+	[KS_LOCAL_TRY] = "declare a __local array for what the work-group shares, load it "
+	                 "cooperatively, barrier, then compute from it",
+	[KS_SPEED_TRY] = "check that the global loads are coalesced, that each value staged in "
+	                 "__local memory is read there more than once, and that the loops keep "
+	                 "several loads in flight",
 	[KS_ZERO_TRIP_TRY] = "let the loop run over every element the result needs, whatever the "
 	                     "size: (n + TILE - 1) / TILE turns of TILE, not n / TILE",
 };

@@ -35,6 +35,8 @@ typedef enum kind_say_id {
 	KS_SWIZZLE,        /* the swizzle fix ("" : none for this kind's arrays)                 */
 	KS_EDGE_PART,      /* what the last partial group of a size covers ("rows or columns")   */
 	KS_ZERO_TRIP_TRY,  /* a loop that runs no turn at the smallest sizes                     */
+	KS_LOCAL_TRY,      /* how to use __local memory at all (uses_local_memory)               */
+	KS_SPEED_TRY,      /* what to look at when the measured speedup is under the bar        */
 	KS_COUNT
 } kind_say_id;
 

@@ -165,5 +165,10 @@ const kind kind_matmul = {
 		[KS_PAD] = "pad each row by one element (tile[TILE][TILE+1]) to make the stride odd",
 		[KS_SWIZZLE] = "XOR-swizzle the column (tile[r][c ^ r])",
 		[KS_EDGE_PART] = "rows or columns",
+		[KS_LOCAL_TRY] = "declare a __local tile (e.g. __local float tile[TILE][TILE];), load "
+		                 "it cooperatively, barrier, then compute from it",
+		[KS_SPEED_TRY] = "each element loaded into __local memory must be reused TILE times; "
+		                 "check that the tile loads are coalesced and the inner loop reads only "
+		                 "__local memory",
 	},
 };

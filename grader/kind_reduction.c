@@ -306,5 +306,10 @@ const kind kind_reduction = {
 		           "(s[l] += s[l + d], with d halving from the group size)",
 		[KS_SWIZZLE] = "",
 		[KS_EDGE_PART] = "elements",
+		[KS_LOCAL_TRY] = "store each work-item's sum in a __local array of TILE floats, barrier, "
+		                 "then add the group's values from there",
+		[KS_SPEED_TRY] = "keep several loads in flight per work-item (a loop that loads a few "
+		                 "elements per turn), no divergent tree steps, and sequential "
+		                 "addressing in the tree",
 	},
 };

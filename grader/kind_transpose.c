@@ -117,5 +117,10 @@ const kind kind_transpose = {
 		[KS_PAD] = "pad each row by one element (tile[TILE][TILE+1]) to make the stride odd",
 		[KS_SWIZZLE] = "XOR-swizzle the column (tile[r][c ^ r])",
 		[KS_EDGE_PART] = "rows or columns",
+		[KS_LOCAL_TRY] = "declare a __local tile (e.g. __local float tile[TILE][TILE + 1];), "
+		                 "load it along rows, barrier, then store it along rows of out",
+		[KS_SPEED_TRY] = "check that both the load of in and the store to out are coalesced "
+		                 "(each a row of the tile) and that the tile's column read is "
+		                 "conflict-free",
 	},
 };
