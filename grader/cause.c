@@ -56,6 +56,15 @@ static void cause_of_findings(check_report *rep, check_cause *c)
 	}
 }
 
+/* Did a native run write past a buffer (guard zones)? */
+static int guard_writes(const check_report *rep)
+{
+	for (int i = 0; i < rep->child.nruns; i++)
+		if (rep->child.runs[i].violations)
+			return 1;
+	return 0;
+}
+
 /* Does cause c explain criterion id's failure?  Wrong results follow from every cause; a
  * native write past a buffer, or a read of __local memory never written (memory_safe with no
  * out-of-bounds finding), from a barrier some work-items skip; a crash from that or from an
@@ -68,8 +77,11 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
 	switch (id) {
 	case CRIT_CORRECT:
 		return 1;
-	case CRIT_MEMORY_SAFE:   /* an unwritten __local value is what a skipped barrier leaves */
-		return c->kind == CAUSE_DIVERGENCE && !an->nfind[FIND_OUT_OF_BOUNDS];
+	case CRIT_MEMORY_SAFE:   /* an unwritten __local value is what a skipped or missing barrier
+	                            leaves: read before the work-item that writes it has */
+		return (c->kind == CAUSE_DIVERGENCE && !an->nfind[FIND_OUT_OF_BOUNDS]) ||
+		       (c->kind == CAUSE_LOCAL_RACE && !an->nfind[FIND_OUT_OF_BOUNDS] &&
+		        an->nfind[FIND_UNINITIALIZED] > 0 && !guard_writes(rep));
 	case CRIT_RACE_FREE:     /* work-items past the end store onto another one's element */
 		return c->kind == CAUSE_OUT_OF_BOUNDS && an->nfind[FIND_DATA_RACE] &&
 		       an->races_global == an->nfind[FIND_DATA_RACE] &&

@@ -163,7 +163,8 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 		    "the lesson's: the sizes grow to hundreds)" : "look for a loop whose bound or index "
 		    "never changes for some work-item (a loop on a value the kernel never updates, or a "
 		    "counter stepping the wrong way), or far more work than the lesson needs (a loop "
-		    "nest deeper than the lesson's: the sizes grow to hundreds)", "%s", rep->run_end);
+		    "nest deeper than the lesson's, or a stride that revisits elements: the sizes "
+		    "checked grow large)", "%s", rep->run_end);
 	else if (rep->child_crashed)
 		set(c, CRIT_FAIL, crash_try, "%s", rep->run_end);
 	else if (ch->over_budget)
@@ -338,9 +339,8 @@ static void eval_memory(const check_opts *o, check_report *rep)
 			return;
 		}
 	if (analysis_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
-		char try_[400] = "check the index of that access against the buffer's size, and that "
-		                 "__local memory is written (and a barrier passed) before it is read",
-		     why[1];
+		char try_[400], why[1];
+		snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
 		for (int i = 0; i < ch->nruns; i++)
 			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */
 				diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, why, 0,
@@ -461,12 +461,12 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 		    " that another writes", found);
 	else if (found[0] && fence)
 		set(c, CRIT_FAIL, "use barrier(CLK_LOCAL_MEM_FENCE) (or both flags) wherever the "
-		    "work-items share a __local tile", "%s:%d: barrier(CLK_GLOBAL_MEM_FENCE) orders "
+		    "work-items share __local memory", "%s:%d: barrier(CLK_GLOBAL_MEM_FENCE) orders "
 		    "only __global memory, so the __local data it separates is not made visible to the "
 		    "other work-items: %s", o->kernel, fence, found);
 	else if (found[0])
 		set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
-		    "__local tile and before reading it, and again before overwriting it; every "
+		    "__local array and before reading it, and again before overwriting it; every "
 		    "work-item must reach every barrier", "%s", found);
 	else if (rep->an.state == ANALYSIS_FAILED)
 		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);

@@ -19,6 +19,9 @@ static const char *const defaults[KS_COUNT] = {
 	[KS_PAD] = "let neighbouring lanes use neighbouring words",
 	[KS_SWIZZLE] = "",
 	[KS_EDGE_PART] = "elements",
+	[KS_OOB_TRY] = "check the index of that access against the buffer's size (a loop bound "
+	               "that runs one past it, a guard that lets the last work-items through), and "
+	               "that __local memory is written (and a barrier passed) before it is read",
 	[KS_LOCAL_TRY] = "declare a __local array for what the work-group shares, load it "
 	                 "cooperatively, barrier, then compute from it",
 	[KS_SPEED_TRY] = "check that the global loads are coalesced, that each value staged in "

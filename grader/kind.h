@@ -36,6 +36,7 @@ typedef enum kind_say_id {
 	KS_EDGE_PART,      /* what the last partial group of a size covers ("rows or columns")   */
 	KS_ZERO_TRIP_TRY,  /* a loop that runs no turn at the smallest sizes                     */
 	KS_LOCAL_TRY,      /* how to use __local memory at all (uses_local_memory)               */
+	KS_OOB_TRY,        /* an out-of-bounds or uninitialised access Oclgrind found            */
 	KS_SPEED_TRY,      /* what to look at when the measured speedup is under the bar        */
 	KS_COUNT
 } kind_say_id;

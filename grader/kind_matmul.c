@@ -110,6 +110,8 @@ const char *const kind_matmul_untiled[KS_COUNT] = {
 	                "work-items past the edge exist",
 	[KS_SIZE_TRY] = "use N everywhere, with no size of your own",
 	[KS_ZERO_TRIP_TRY] = "let the dot product run over every k: k < N (at N = 1, one turn)",
+	[KS_OOB_TRY] = "check the index of that access against the matrix's size: k runs from 0 to "
+	               "N - 1 (k < N, not k <= N), and a work-item past the edge must not load or store",
 };
 
 const kind kind_matmul = {
@@ -150,9 +152,10 @@ const kind kind_matmul = {
 	.say = {
 		[KS_GUARD] = "if (row < N && col < N)",
 		[KS_EDGE] = "load or store outside the matrix, or skip work the edge needs",
-		[KS_EDGE_TRY] = "guard every global load and store with the real size N, load 0 for a "
-		                "tile element past the edge, and let every work-item still reach each "
-		                "barrier",
+		[KS_EDGE_TRY] = "let the loop over tiles cover the partial last one ((N + TILE - 1) / "
+		                "TILE tiles, not N / TILE), guard every global load and store with the "
+		                "real size N, load 0 for a tile element past the edge, and let every "
+		                "work-item still reach each barrier",
 		[KS_SIZE_TRY] = "use N everywhere, and let the loop over tiles cover a partial last tile "
 		                "((N + TILE - 1) / TILE tiles, not N / TILE)",
 		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach every barrier: do not "

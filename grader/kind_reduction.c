@@ -199,6 +199,7 @@ static int sizes_pattern(const diag_size *s, int n, int tile, char *extra, size_
                          char *try_, size_t tlen)
 {
 	int one_right = 0, one_wrong = 0, many_wrong = 0, group_right = 0, groups_wrong = 0;
+	int group_wrong = 0;
 	int first_many_wrong = 0, nan = 0;
 	size_t g = 0;
 	for (int i = 0; i < n; i++) {
@@ -209,6 +210,7 @@ static int sizes_pattern(const diag_size *s, int n, int tile, char *extra, size_
 		one_right += !many && s[i].right, one_wrong += !many && !s[i].right;
 		many_wrong += many && !s[i].right;
 		group_right += s[i].cols <= tile && s[i].right;
+		group_wrong += s[i].cols <= tile && !s[i].right;
 		groups_wrong += s[i].cols > tile && !many && !s[i].right;
 	}
 	if (one_right && !one_wrong && many_wrong && nan) {
@@ -230,12 +232,14 @@ static int sizes_pattern(const diag_size *s, int n, int tile, char *extra, size_
 		         "turn must guard every load with its own index < n");
 		return 1;
 	}
-	if (group_right && groups_wrong) {
+	if (group_right && !group_wrong && groups_wrong) {
 		snprintf(extra, elen, " -- right within one work-group (n <= %d) and wrong with two "
-		         "or more: a group's partial sum is lost, or the last, partial group reads or "
-		         "drops elements past n", tile);
-		snprintf(try_, tlen, "let every group write its sum to partial[get_group_id(0)], and "
-		         "guard each load with i < n (adding 0 past the end)");
+		         "or more: the groups do not add different elements (each work-item must start "
+		         "at its get_global_id(0), not its local id), or one group's result does not "
+		         "reach partial[get_group_id(0)]", tile);
+		snprintf(try_, tlen, "let the loop start at get_global_id(0) and step by "
+		         "get_global_size(0), so the groups add different elements, and let every "
+		         "group write its sum to partial[get_group_id(0)]");
 		return 1;
 	}
 	return 0;

@@ -124,8 +124,8 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 	}
 	else if (r->nonfinite)
 		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements: "
-		         "reading uninitialised __local memory, or reading outside a buffer (the grader's "
-		         "guard zones around every buffer hold NaN)", r->nonfinite);
+		         "reading outside a buffer (the grader's guard zones around every buffer hold "
+		         "NaN), or a value never written", r->nonfinite);
 	else if (edge_only(p, got, tile))
 		snprintf(r->pattern, sizeof r->pattern, "only the last partial tile is wrong (%s "
 		         "from %d on): edge handling -- %d is not a multiple of TILE=%d, so loads "
@@ -193,7 +193,7 @@ static void compare_finished(const ref_problem *p, const float *got, ref_result 
 		         r->first_row * p->out_cols + r->first_col);
 	else if (r->nonfinite)
 		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements "
-		         "of %s: reading uninitialised __local memory, or reading outside a buffer",
+		         "of %s: reading outside a buffer, or a value never written",
 		         r->nonfinite, p->out_name);
 	else if (!p->kind->pattern || !p->kind->pattern(p, got, r->pattern, sizeof r->pattern))
 		snprintf(r->pattern, sizeof r->pattern, "got %.9g, expected %.9g", r->got, r->expected);

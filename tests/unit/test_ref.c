@@ -580,8 +580,8 @@ START_TEST(test_pattern_nan_written)
 	ck_assert_int_eq(r.first_row, 4);
 	ck_assert_int_eq(r.first_col, 4);
 	ck_assert_str_eq(r.pattern, "the kernel wrote NaN or Inf into 2 elements: reading "
-	                 "uninitialised __local memory, or reading outside a buffer (the grader's "
-	                 "guard zones around every buffer hold NaN)");
+	                 "outside a buffer (the grader's guard zones around every buffer hold NaN), "
+	                 "or a value never written");
 	free(g);
 	ref_free(&p);
 }
