@@ -350,6 +350,37 @@ START_TEST(test_local_memory_criteria)
 }
 END_TEST
 
+/* README.md's lesson table repeats the registry: one row per lesson, in order, with its
+ * number and slug ("| 3 `03-transpose-padding` | ..."), and no row of a lesson that is not. */
+START_TEST(test_readme_table_is_the_registry)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/README.md", lesson_root());
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	static char text[1 << 17];
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	const char *at = text;
+	int rows = 0;
+	for (int i = 0; i < lesson_count(); i++) {
+		const lesson *l = lesson_at(i);
+		char row[160];
+		snprintf(row, sizeof row, "\n| %d `%s` |", l->number, l->slug);
+		const char *r = strstr(at, row);
+		ck_assert_msg(r != NULL, "README.md's lesson table lacks (or misorders) \"%s\"", row + 1);
+		at = r + 1;
+		rows++;
+	}
+	char next[64];   /* no row beyond the registry */
+	snprintf(next, sizeof next, "\n| %d `", lesson_count() + 1);
+	ck_assert_msg(strstr(text, next) == NULL, "README.md lists a lesson %d the registry lacks",
+	              lesson_count() + 1);
+	ck_assert_int_eq(rows, lesson_count());
+}
+END_TEST
+
 static Suite *lesson_suite(void)
 {
 	Suite *s = suite_create("lesson");
@@ -372,6 +403,7 @@ static Suite *lesson_suite(void)
 	tcase_add_test(t, test_files_kernels);
 	tcase_add_test(t, test_files_baselines);
 	tcase_add_test(t, test_local_memory_criteria);
+	tcase_add_test(t, test_readme_table_is_the_registry);
 	suite_add_tcase(s, t);
 	return s;
 }
