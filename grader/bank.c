@@ -384,6 +384,15 @@ bank_fix(const bank_words *w, int stride, int banks, int other_line, const char 
          int other_broadcast, char *buf, size_t len)
 {
 	char swap[240] = "", alt[300] = "";
+	if (w->swap && other_line > 0 && !other_broadcast && w->result_wrong) {
+		/* the likely fix first: the access is the bug, and its conflict a symptom */
+		snprintf(buf, len, "the results are wrong too, so this access may read the array the "
+		         "other way round from the %s on line %d: swap its two indices, so that it reads "
+		         "what that %s wrote and neighbouring lanes touch neighbouring words; if the "
+		         "layout is meant, %s", other_access ? other_access : "access", other_line,
+		         other_access ? other_access : "access", w->pad);
+		return;
+	}
 	if (w->swap && other_line > 0 && !other_broadcast)
 		snprintf(swap, sizeof swap, "; swapping the indices here would only move the "
 		         "conflict to the %s on line %d, which walks the other way",

@@ -61,7 +61,11 @@ bank_busy bank_busiest(const bank_profile *p, const uint64_t *addr, const unsign
 /* The words of a fix, from the lesson's kind (kind.h KS_PAD, KS_SWIZZLE, tile_2d): how to
  * pad its arrays, how to swizzle them ("" none), and whether an access's two indices can be
  * swapped (2-D tiles). */
-typedef struct bank_words { const char *pad, *swizzle; int swap; } bank_words;
+typedef struct bank_words {
+	const char *pad, *swizzle;
+	int swap;
+	int result_wrong;   /* the kernel's results are wrong too: the access may be the bug */
+} bank_words;
 
 /* What each lane of one warp access does, for the drawn lane -> bank grid: BANK_LANE_INACTIVE
  * (takes no part), BANK_LANE_CONFLICT (another active lane of its phase hits its bank at a

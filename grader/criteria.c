@@ -519,9 +519,11 @@ static void eval_local(const check_opts *o, check_report *rep)
 /* The fix that works for the worst site's pattern (bank.h), from the lane stride of one warp
  * and from a conflict-free access to the same variable (a transpose's other side: swapping
  * this site's indices would only move the conflict there). */
-static void conflict_fix(const lesson *l, const check_site *w, int banks, char *buf, size_t len)
+static void conflict_fix(const lesson *l, const check_site *w, int banks, int wrong, char *buf,
+                         size_t len)
 {
-	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), l->kind->tile_2d };
+	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), l->kind->tile_2d,
+	                     wrong };
 	if (w->row_step)   /* the warp's get_local_id(1) lines meet in the banks (bank.h) */
 		bank_fix_rows(w->row_step, banks, w->tile, w->nlanes, w->variable, buf, len);
 	else
@@ -568,7 +570,8 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 		return;
 	}
 	char fix[400];
-	conflict_fix(o->l, w, bp ? bp->banks : 32, fix, sizeof fix);
+	const check_crit *cc = crit(rep, CRIT_CORRECT);
+	conflict_fix(o->l, w, bp ? bp->banks : 32, cc && cc->status == CRIT_FAIL, fix, sizeof fix);
 	if (w->n_way > lesson_conflict_max(o->l))
 		set(c, CRIT_FAIL, fix,
 		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "

@@ -588,7 +588,7 @@ START_TEST(test_fix_never_swaps_a_transpose)
 {
 	char buf[600];
 	const bank_words tile = { "pad each row by one element (tile[TILE][TILE+1])",
-	                          "XOR-swizzle the column", 1 };
+	                          "XOR-swizzle the column", 1, 0 };
 	bank_fix(&tile, 32, 32, 9, "store", 0, buf, sizeof buf);
 	ck_assert_ptr_nonnull(strstr(buf, "tile[TILE][TILE+1]"));
 	ck_assert_ptr_nonnull(strstr(buf, "would only move the conflict to the store on line 9"));
@@ -604,7 +604,7 @@ START_TEST(test_fix_swaps_beside_a_broadcast)
 {
 	/* the other access reads one word for the whole warp: swapping both keeps it 1-way */
 	char buf[600];
-	const bank_words tile = { "pad each row by one element", "XOR-swizzle the column", 1 };
+	const bank_words tile = { "pad each row by one element", "XOR-swizzle the column", 1, 0 };
 	bank_fix(&tile, 16, 32, 21, "load", 1, buf, sizeof buf);
 	ck_assert_ptr_null(strstr(buf, "would only move"));
 	ck_assert_ptr_nonnull(strstr(buf, "swap the indices in every access"));
@@ -616,7 +616,7 @@ START_TEST(test_fix_in_one_dimension)
 {
 	/* a 1-D array (lesson 5's tree): no rows to pad, no indices to swap */
 	char buf[600];
-	const bank_words flat = { "let neighbouring lanes use neighbouring words", "", 0 };
+	const bank_words flat = { "let neighbouring lanes use neighbouring words", "", 0, 0 };
 	bank_fix(&flat, 8, 32, 15, "store", 0, buf, sizeof buf);
 	ck_assert_ptr_nonnull(strstr(buf, "neighbouring lanes use neighbouring words"));
 	ck_assert_ptr_null(strstr(buf, "row"));
