@@ -612,6 +612,19 @@ START_TEST(test_fix_swaps_beside_a_broadcast)
 }
 END_TEST
 
+START_TEST(test_fix_when_the_result_is_wrong_too)
+{
+	/* a load that reads the tile the other way round from its store: the swap is the fix */
+	char buf[600];
+	const bank_words tile = { "pad each row by one element", "XOR-swizzle the column", 1, 1 };
+	bank_fix(&tile, 16, 32, 33, "store", 0, buf, sizeof buf);
+	ck_assert_ptr_null(strstr(buf, "would only move"));
+	ck_assert_ptr_nonnull(strstr(buf, "swap its two indices"));
+	ck_assert_ptr_nonnull(strstr(buf, "the store on line 33"));
+	ck_assert(strstr(buf, "swap its two indices") < strstr(buf, "pad each row"));
+}
+END_TEST
+
 START_TEST(test_fix_in_one_dimension)
 {
 	/* a 1-D array (lesson 5's tree): no rows to pad, no indices to swap */
@@ -713,6 +726,7 @@ bank_suite(void)
 	tcase_add_test(t, test_fix_never_swaps_a_transpose);
 	tcase_add_test(t, test_fix_swaps_beside_a_broadcast);
 	tcase_add_test(t, test_fix_in_one_dimension);
+	tcase_add_test(t, test_fix_when_the_result_is_wrong_too);
 	tcase_add_test(t, test_row_step);
 	tcase_add_test(t, test_fix_rows);
 	tcase_add_test(t, test_roles_and_padding);
