@@ -56,6 +56,21 @@ static void cause_of_findings(check_report *rep, check_cause *c)
 	}
 }
 
+/* Was a run right at a size with no partial work-group (a multiple of TILE in each of the
+ * kind's dimensions)? */
+static int right_without_edge(const check_report *rep)
+{
+	const lesson *l = rep->opts.l;
+	for (int i = 0; i < rep->child.nruns; i++) {
+		const check_run *r = &rep->child.runs[i];
+		int t = r->tile > 0 ? r->tile : l->tile;
+		int whole = r->cols % t == 0 && (l->kind->dims == 1 || r->rows % t == 0);
+		if (r->done && r->cmp.passed && whole && r->rows * r->cols > 1)
+			return 1;
+	}
+	return 0;
+}
+
 /* Did a native run write past a buffer (guard zones)? */
 static int guard_writes(const check_report *rep)
 {
@@ -75,8 +90,9 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
 {
 	const check_analysis *an = &rep->an;
 	switch (id) {
-	case CRIT_CORRECT:
-		return 1;
+	case CRIT_CORRECT:   /* an unwritten value the edge work-items read explains only a result
+	                        that is right where no work-item is past the edge */
+		return c->kind != CAUSE_UNINITIALIZED || right_without_edge(rep);
 	case CRIT_MEMORY_SAFE:   /* an unwritten __local value is what a skipped or missing barrier
 	                            leaves: read before the work-item that writes it has */
 		return (c->kind == CAUSE_DIVERGENCE && !an->nfind[FIND_OUT_OF_BOUNDS]) ||

@@ -108,6 +108,32 @@ START_TEST(edge_stores_onto_another_element_are_the_bounds)
 }
 END_TEST
 
+START_TEST(edge_uninitialised_read_explains_only_edge_results)
+{
+	/* lesson 3: an unwritten tile element read by edge work-items explains a result that is
+	 * right at 64x64 (no edge) and wrong at 100x37, never one wrong at 64x64 too */
+	report_of("3");
+	finding(FIND_UNINITIALIZED, 32);
+	set_fail(CRIT_MEMORY_SAFE, "k.cl:32: Uninitialized value", "check");
+	set_fail(CRIT_CORRECT, "wrong at 100x37", "try");
+	rep.child.nruns = 2;
+	rep.child.runs[0] = (check_run){ .rows = 100, .cols = 37, .tile = 32, .done = 1 };
+	rep.child.runs[1] = (check_run){ .rows = 64, .cols = 64, .tile = 32, .done = 1 };
+	cause_apply(&opts, &rep);
+	ck_assert(!crit(CRIT_CORRECT)->caused);              /* wrong at 64x64 as well */
+	report_of("3");
+	finding(FIND_UNINITIALIZED, 32);
+	set_fail(CRIT_MEMORY_SAFE, "k.cl:32: Uninitialized value", "check");
+	set_fail(CRIT_CORRECT, "wrong at 100x37", "try");
+	rep.child.nruns = 2;
+	rep.child.runs[0] = (check_run){ .rows = 100, .cols = 37, .tile = 32, .done = 1 };
+	rep.child.runs[1] = (check_run){ .rows = 64, .cols = 64, .tile = 32, .done = 1 };
+	rep.child.runs[1].cmp.passed = 1;
+	cause_apply(&opts, &rep);
+	ck_assert(crit(CRIT_CORRECT)->caused);               /* right where no edge exists */
+}
+END_TEST
+
 START_TEST(no_cause_without_a_symptom)
 {
 	/* a race that explains nothing else: reported as it is, first failure unchanged */
@@ -142,6 +168,7 @@ int main(void)
 	tcase_add_test(t, out_of_bounds_keeps_the_size_reading);
 	tcase_add_test(t, edge_stores_onto_another_element_are_the_bounds);
 	tcase_add_test(t, no_cause_without_a_symptom);
+	tcase_add_test(t, edge_uninitialised_read_explains_only_edge_results);
 	tcase_add_test(t, a_finding_whose_criterion_passes_is_no_cause);
 	suite_add_tcase(s, t);
 	SRunner *r = srunner_create(s);
