@@ -126,11 +126,28 @@ static void global_findings(const cJSON *j, finding_fn fn, void *ctx)
 	}
 }
 
+/* Warp execution efficiency below 100 % (the prediction's, per access: divergence). */
+static void warp_findings(const cJSON *j, finding_fn fn, void *ctx)
+{
+	const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "timing"), "predicted"), *w;
+	if (!cJSON_IsObject(p))
+		p = cJSON_GetObjectItem(j, "predicted");
+	cJSON_ArrayForEach(w, cJSON_GetObjectItem(p, "warp_efficiency")) {
+		char t[300];
+		snprintf(t, sizeof t, "%s %s: warp execution efficiency %.0f%% (lanes of a warp idle: "
+		         "divergence)", html_str(w, "space"), html_str(w, "access"),
+		         100 * html_num(w, "efficiency"));
+		/* a tree's later steps idle half their lanes by design: shown, marked only below half */
+		fn(ctx, (int)html_num(w, "line"), html_num(w, "efficiency") < 0.5 ? "bad" : "ok", t);
+	}
+}
+
 static void each_finding(const cJSON *j, finding_fn fn, void *ctx)
 {
 	const cJSON *d;
 	local_findings(j, fn, ctx);
 	global_findings(j, fn, ctx);
+	warp_findings(j, fn, ctx);
 	cJSON_ArrayForEach(d, cJSON_GetObjectItem(j, "diagnostics")) {
 		char t[700];
 		snprintf(t, sizeof t, "%s: %s", html_str(d, "kind"), html_str(d, "message"));
