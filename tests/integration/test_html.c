@@ -329,8 +329,9 @@ START_TEST(no_console_error_and_no_request)
 }
 END_TEST
 
-/* Every finding of the JSON report (its __local and __global sites and Oclgrind's
- * diagnostics) is a note in the source view, at its line's row. */
+/* Every finding of the JSON report (its __local and __global sites, Oclgrind's diagnostics
+ * and the prediction's warp efficiency below 100 %) is a note in the source view, at its
+ * line's row. */
 static void assert_findings(const char *name)
 {
 	char rel[64];
@@ -339,9 +340,13 @@ static void assert_findings(const char *name)
 	snprintf(rel, sizeof rel, "%s.json", name);
 	cJSON *j = json_in(rel), *x;
 	ck_assert_msg(dom && j, "%s: no DOM or JSON", name);
+	cJSON *pred = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "timing"), "predicted");
+	if (!cJSON_IsObject(pred))
+		pred = cJSON_GetObjectItem(j, "predicted");
 	int want = cJSON_GetArraySize(cJSON_GetObjectItem(j, "diagnostics")) +
 	           cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "local_memory"), "sites")) +
-	           cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "global_memory"), "sites"));
+	           cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "global_memory"), "sites")) +
+	           cJSON_GetArraySize(cJSON_GetObjectItem(pred, "warp_efficiency"));
 	ck_assert_msg(want > 0, "%s: nothing to show", name);
 	ck_assert_int_eq(count(dom, NULL, "<span class=\"note "), want);
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(j, "diagnostics")) {
