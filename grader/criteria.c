@@ -427,6 +427,24 @@ static int divergence(const check_opts *o, const char *source, const check_repor
 	return 1;
 }
 
+/* Is the first race on a line where Oclgrind also found an out-of-bounds access?  Then one
+ * step's work-items overlap because one too many takes part, not for want of a barrier. */
+static int race_beside_overrun(const check_report *rep)
+{
+	const check_analysis *an = &rep->an;
+	if (!an->nfind[FIND_DATA_RACE] || an->nfind[FIND_BARRIER_DIVERGENCE])
+		return 0;
+	const check_finding *r = &an->find[FIND_DATA_RACE][0];
+	if (r->other_line && r->other_line != r->line)
+		return 0;                 /* two statements: a missing barrier between them */
+	int kept = an->nfind[FIND_OUT_OF_BOUNDS] < CHECK_FIND_KEEP ? an->nfind[FIND_OUT_OF_BOUNDS] :
+	           CHECK_FIND_KEEP;
+	for (int i = 0; i < kept; i++)
+		if (an->find[FIND_OUT_OF_BOUNDS][i].line == r->line)
+			return 1;
+	return 0;
+}
+
 static void eval_races(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = crit(rep, CRIT_RACE_FREE);
@@ -464,6 +482,11 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 		    "work-items share __local memory", "%s:%d: barrier(CLK_GLOBAL_MEM_FENCE) orders "
 		    "only __global memory, so the __local data it separates is not made visible to the "
 		    "other work-items: %s", o->kernel, fence, found);
+	else if (found[0] && race_beside_overrun(rep))
+		set(c, CRIT_FAIL, "the racing access also runs past the end of its array on the same "
+		    "line (memory_safe): the condition that picks which work-items take part lets one "
+		    "too many through (a <= where < was meant), so two of them touch one element in "
+		    "the same step; a barrier cannot fix that", "%s", found);
 	else if (found[0])
 		set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
 		    "__local array and before reading it, and again before overwriting it; every "
