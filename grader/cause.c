@@ -6,7 +6,7 @@
 
 #include "cause.h"
 
-static check_crit *find_crit(check_report *rep, lesson_crit id)
+check_crit *check_crit_find(check_report *rep, lesson_crit id)
 {
 	for (int i = 0; i < rep->ncrit; i++)
 		if (rep->crit[i].id == id)
@@ -16,7 +16,7 @@ static check_crit *find_crit(check_report *rep, lesson_crit id)
 
 static int failed(check_report *rep, lesson_crit id)
 {
-	const check_crit *c = find_crit(rep, id);
+	const check_crit *c = check_crit_find(rep, id);
 	return c && c->status == CRIT_FAIL;
 }
 
@@ -142,7 +142,7 @@ void cause_apply(const check_opts *o, check_report *rep)
 	(void)o;
 	check_cause c;
 	cause_of_findings(rep, &c);
-	const check_crit *cc = c.kind ? find_crit(rep, c.crit) : NULL;
+	const check_crit *cc = c.kind ? check_crit_find(rep, c.crit) : NULL;
 	if (!cc)
 		return;
 	for (int i = 0; i < rep->ncrit; i++) {

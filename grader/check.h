@@ -349,6 +349,8 @@ typedef struct check_confinement {
 int check_confine(const check_opts *o, const char *tmp, const char *cache,
                   check_confinement *cc);
 
+/* The criterion id of rep, or NULL when the lesson has none (cause.c). */
+check_crit *check_crit_find(check_report *rep, lesson_crit id);
 /* Criterion id of the failure to fix first: the cause (rep->cause) when one explains others,
  * else the first failing criterion; NULL when it passed (cause.c). */
 const char *check_first_failure(const check_report *rep);

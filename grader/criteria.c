@@ -15,13 +15,6 @@
 	"bounds and banks: `oclgrind` must be able to build and launch it at the lesson's small " \
 	"analysis size within the time limit"
 
-static check_crit *crit(check_report *rep, lesson_crit id)
-{
-	for (int i = 0; i < rep->ncrit; i++)
-		if (rep->crit[i].id == id)
-			return &rep->crit[i];
-	return NULL;
-}
 
 static void set(check_crit *c, check_status st, const char *try_, const char *fmt, ...)
 {
@@ -77,7 +70,7 @@ static void own_macro_note(const check_opts *o, const char *source, const char *
 
 static void eval_builds(const check_opts *o, const char *source, check_report *rep)
 {
-	check_crit *c = crit(rep, CRIT_BUILDS);
+	check_crit *c = check_crit_find(rep, CRIT_BUILDS);
 	const check_child *ch = &rep->child;
 	char first[600];
 	if (rep->refused[0] && strstr(rep->refused, "inspect addresses"))   /* ptrcheck.h */
@@ -148,7 +141,7 @@ static const check_run *first_launch_error(const check_child *ch)
 
 static void eval_runs(const check_opts *o, const char *source, check_report *rep)
 {
-	check_crit *c = crit(rep, CRIT_RUNS);
+	check_crit *c = check_crit_find(rep, CRIT_RUNS);
 	const check_child *ch = &rep->child;
 	const check_run *bad = first_launch_error(ch);
 	char crash_try[400];
@@ -202,7 +195,7 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 
 static void eval_correct(const check_opts *o, const char *source, check_report *rep)
 {
-	check_crit *c = crit(rep, CRIT_CORRECT);
+	check_crit *c = check_crit_find(rep, CRIT_CORRECT);
 	const check_child *ch = &rep->child;
 	const check_run *bad = NULL, *last = NULL;
 	int done = 0, findings = 0;   /* Oclgrind's findings: they explain a wrong result there */
@@ -325,7 +318,7 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 
 static void eval_memory(const check_opts *o, check_report *rep)
 {
-	check_crit *c = crit(rep, CRIT_MEMORY_SAFE);
+	check_crit *c = check_crit_find(rep, CRIT_MEMORY_SAFE);
 	const check_child *ch = &rep->child;
 	char found[500];
 	char try_[400];
@@ -447,7 +440,7 @@ static int race_beside_overrun(const check_report *rep)
 
 static void eval_races(const check_opts *o, const char *source, check_report *rep)
 {
-	check_crit *c = crit(rep, CRIT_RACE_FREE);
+	check_crit *c = check_crit_find(rep, CRIT_RACE_FREE);
 	char found[500];
 	int fence = diag_global_only_fence(source), global = 0;
 	char var[64] = "__global memory";
@@ -503,7 +496,7 @@ static void eval_races(const check_opts *o, const char *source, check_report *re
 
 static void eval_local(const check_opts *o, check_report *rep)
 {
-	check_crit *c = crit(rep, CRIT_USES_LOCAL);
+	check_crit *c = check_crit_find(rep, CRIT_USES_LOCAL);
 	const check_child *ch = &rep->child;
 	int loads = rep->an.summary ? rep->an.local_loads : -1;   /* -1: no analysis */
 	char msg[400];
@@ -575,7 +568,7 @@ static void conflict_tiles(const check_report *rep, int tile, char *msg, size_t 
 
 static void eval_conflicts(const check_opts *o, check_report *rep)
 {
-	check_crit *c = crit(rep, CRIT_CONFLICT_FREE);
+	check_crit *c = check_crit_find(rep, CRIT_CONFLICT_FREE);
 	const check_analysis *an = &rep->an;
 	const check_site *w = &an->worst;
 	const bank_profile *bp = bank_profile_find(o->profile);
@@ -593,7 +586,7 @@ static void eval_conflicts(const check_opts *o, check_report *rep)
 		return;
 	}
 	char fix[400];
-	const check_crit *cc = crit(rep, CRIT_CORRECT);
+	const check_crit *cc = check_crit_find(rep, CRIT_CORRECT);
 	conflict_fix(o->l, w, bp ? bp->banks : 32, cc && cc->status == CRIT_FAIL, fix, sizeof fix);
 	if (w->n_way > lesson_conflict_max(o->l))
 		set(c, CRIT_FAIL, fix,
@@ -633,7 +626,7 @@ static cJSON *worst_global(const check_report *rep, double *ratio, int *bad)
 
 static void eval_coalesced(const check_opts *o, check_report *rep)
 {
-	check_crit *c = crit(rep, CRIT_COALESCED);
+	check_crit *c = check_crit_find(rep, CRIT_COALESCED);
 	double ratio;
 	int bad;
 	cJSON *w = worst_global(rep, &ratio, &bad);
@@ -673,7 +666,7 @@ static void eval_coalesced(const check_opts *o, check_report *rep)
 
 static void eval_speedup(const check_opts *o, check_report *rep)
 {
-	check_crit *c = crit(rep, CRIT_SPEEDUP);
+	check_crit *c = check_crit_find(rep, CRIT_SPEEDUP);
 	const check_child *ch = &rep->child;
 	int gpu = strcmp(ch->dev.type, "GPU") == 0;
 	double bar = gpu ? o->l->speedup_gpu : o->l->speedup_cpu;
@@ -761,22 +754,22 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 		if (o->l->criteria & CRIT_BIT(id))
 			rep->crit[rep->ncrit++].id = (lesson_crit)id;
 	eval_builds(o, source, rep);
-	int built = crit(rep, CRIT_BUILDS)->status == CRIT_PASS;
+	int built = check_crit_find(rep, CRIT_BUILDS)->status == CRIT_PASS;
 	if (built) {
 		eval_runs(o, source, rep);
 		eval_correct(o, source, rep);
 		eval_memory(o, rep);
-		if (crit(rep, CRIT_RACE_FREE))
+		if (check_crit_find(rep, CRIT_RACE_FREE))
 			eval_races(o, source, rep);
-		if (crit(rep, CRIT_USES_LOCAL))
+		if (check_crit_find(rep, CRIT_USES_LOCAL))
 			eval_local(o, rep);
-		if (crit(rep, CRIT_CONFLICT_FREE))
+		if (check_crit_find(rep, CRIT_CONFLICT_FREE))
 			eval_conflicts(o, rep);
-		if (crit(rep, CRIT_COALESCED))
+		if (check_crit_find(rep, CRIT_COALESCED))
 			eval_coalesced(o, rep);
-		if (crit(rep, CRIT_SPEEDUP))
+		if (check_crit_find(rep, CRIT_SPEEDUP))
 			eval_speedup(o, rep);
-		if (crit(rep, CRIT_TILE_CHOICE))
+		if (check_crit_find(rep, CRIT_TILE_CHOICE))
 			tile_eval(o, source, rep);
 	}
 	int failed = 0;
@@ -800,7 +793,7 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	if ((rep->analysis_grader && built && o->analysis) || rep->grader_failed) {
 		if (!rep->grader_error[0])
 			snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
-			         crit(rep, CRIT_BUILDS)->msg);
+			         check_crit_find(rep, CRIT_BUILDS)->msg);
 		rep->verdict_pass = 0;
 		rep->exit_code = 2;
 	}

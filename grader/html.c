@@ -126,12 +126,18 @@ static void global_findings(const cJSON *j, finding_fn fn, void *ctx)
 	}
 }
 
+/* The report's prediction: timing.predicted, or the top-level one of lesson 4 (no single
+ * timing); NULL when none. */
+static const cJSON *predicted_of(const cJSON *j)
+{
+	const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "timing"), "predicted");
+	return cJSON_IsObject(p) ? p : cJSON_GetObjectItem(j, "predicted");
+}
+
 /* Warp execution efficiency below 100 % (the prediction's, per access: divergence). */
 static void warp_findings(const cJSON *j, finding_fn fn, void *ctx)
 {
-	const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "timing"), "predicted"), *w;
-	if (!cJSON_IsObject(p))
-		p = cJSON_GetObjectItem(j, "predicted");
+	const cJSON *p = predicted_of(j), *w;
 	cJSON_ArrayForEach(w, cJSON_GetObjectItem(p, "warp_efficiency")) {
 		char t[300];
 		snprintf(t, sizeof t, "%s %s: warp execution efficiency %.0f%% (lanes of a warp idle: "
@@ -327,9 +333,7 @@ static void html_timing(FILE *f, const cJSON *j)
  * lesson 4): what limits it, drawn as one bar per term for the kernel and the baseline. */
 static void html_predicted(FILE *f, const cJSON *j)
 {
-	const cJSON *p = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "timing"), "predicted");
-	if (!cJSON_IsObject(p))
-		p = cJSON_GetObjectItem(j, "predicted");
+	const cJSON *p = predicted_of(j);
 	if (!cJSON_IsObject(p) || !cJSON_IsNumber(cJSON_GetObjectItem(p, "kernel_ms")))
 		return;
 	fputs("<h2 id=\"predicted\">Predicted GPU time</h2>\n<p id=\"predicted-line\">on ", f);
