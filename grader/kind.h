@@ -163,7 +163,7 @@ const char *kind_size_text(const kind *k, int rows, int cols, char *buf, size_t 
 const char *kind_where(const kind *k, int r, int c, char *buf, size_t len);
 #define KIND_WHERE(k, r, c) kind_where((k), (r), (c), (char[64]){ 0 }, 64)
 
-extern const kind kind_matmul, kind_transpose, kind_reduction;
+extern const kind kind_matmul, kind_transpose, kind_reduction, kind_stencil2d;
 /* Lesson-level words (lesson.h say) a kind offers for lessons it serves in a simpler form. */
 extern const char *const kind_matmul_untiled[KS_COUNT];
 
@@ -171,6 +171,23 @@ extern const char *const kind_matmul_untiled[KS_COUNT];
  * and the largest |sum - reference| accepted given sum |x_i|. */
 size_t kind_reduce_groups(int n, int tile);
 double kind_reduce_bound(int n, int tile, double abs_sum);
+
+/* The 2-D stencil's radius (kind_stencil2d.c): the box is (2R+1) x (2R+1).  The lesson's
+ * kernel files define the same R; a grader built with -DKIND_STENCIL_R=1 grades R = 1 kernels
+ * (the lesson's measured counterexample, GUIDE.md "Speedup thresholds"). */
+#ifndef KIND_STENCIL_R
+#define KIND_STENCIL_R 3
+#endif
+/* The stencil at output (r, c) of a rows x cols image, in double, 0 outside; *scale (may be
+ * NULL): the sum of |in| over the box. */
+double kind_stencil_at(const float *in, int rows, int cols, int r, int c, double *scale);
+/* Where a stencil's wrong outputs lie (its pattern): within R of the image's edge, within R
+ * of a work-group's corner or edge (both, or one dimension), or elsewhere; nan: non-finite;
+ * first_r/first_c: the first wrong one off the image's edge (-1: none). */
+typedef struct kind_stencil_wrong {
+	int image_edge, corner, group_edge, elsewhere, nan, first_r, first_c;
+} kind_stencil_wrong;
+void kind_stencil_places(const struct ref_problem *p, const float *got, kind_stencil_wrong *w);
 
 /* Round x up to a multiple of m (m > 0). */
 size_t kind_round_up(size_t x, size_t m);

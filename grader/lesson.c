@@ -31,6 +31,13 @@ static const lesson lessons[] = {
 	  0, 0, {8, 16, 32, 0}, 2, NULL },
 	{ 5, "05-reduction", "parallel reduction in __local memory", "reduce", &kind_reduction, 256,
 	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "reduce_naive.cl", "reduce_naive", 0, 1.30, {0}, 2, NULL },
+	/* stencil(__global const float* in, __global float* out, const int rows, const int cols),
+	 * R = 3 defined in the kernel file, local size TILE x TILE, global size cols x rows rounded
+	 * up to TILE (kind_stencil2d.c); the bar: GUIDE.md "Speedup thresholds", lesson 6 */
+	{ 6, "06-stencil-halo", "2-D stencil with a halo in __local memory", "stencil",
+	  &kind_stencil2d, 32, CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP),
+	  "stencil_naive.cl", "stencil_naive", 0, 0 /* set from the H200 */, {0},
+	  1 /* a warp is one row of the group: a row-major staged block is conflict-free */, NULL },
 };
 
 static const char *crit_ids[CRIT_COUNT] = {

@@ -1,0 +1,265 @@
+/* kind_stencil2d.c — the 2-D stencil kind (lesson 6): out[r][c] = the sum of in[r+dy][c+dx]
+ * over the (2R+1) x (2R+1) box |dy| <= R, |dx| <= R (corners included), with in = 0 outside
+ * the rows x cols image.  A 2-D NDRange of TILE x TILE groups (kind_matrix.c's): dimension 0
+ * walks the columns, dimension 1 the rows, each rounded up to TILE; each group stages its
+ * TILE x TILE inputs and the R around them (its halo, corners included) in __local memory.
+ *
+ * R is the lesson's, KIND_STENCIL_R (kind.h): the kernel files define it as `#define R 3`.
+ * Exact results: the inputs are multiples of 2^-8 with magnitudes in [0.5, 1) and random
+ * signs, so every partial sum of the 49 terms is a multiple of 2^-8 below 64 in magnitude: 14
+ * significant bits, which a float holds whatever the order of the additions.  So the bound is
+ * 0, and a term dropped or taken from the wrong input changes the output by at least 2^-8
+ * (tests/unit/test_stencil2d.c). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "kind.h"
+#include "ref.h"
+
+enum { R = KIND_STENCIL_R, TAPS = (2 * R + 1) * (2 * R + 1) };
+
+static void shape(ref_problem *p, int rows, int cols)
+{
+	size_t n = (size_t)rows * cols;
+	p->rows = rows, p->cols = cols;
+	p->n_in = 1;
+	p->in_name[0] = "in", p->out_name = "out";
+	p->in_len[0] = p->out_len = n;
+	p->out_rows = rows, p->out_cols = cols;
+	p->flops = (double)n * TAPS;          /* one add per term */
+	p->bytes = 2.0 * n * sizeof(float);
+}
+
+/* a multiple of 2^-8 with magnitude in [0.5, 1), random sign: one random byte each */
+static void draw(ref_problem *p, uint64_t seed)
+{
+	size_t n = p->in_len[0];
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t x = ref_rand(&seed);
+		for (size_t j = 0; j < 8 && i + j < n; j++, x >>= 8)
+			p->in[0][i + j] = (x & 128u ? -1.0f : 1.0f) * (float)(128 + (x & 127u)) / 256.0f;
+	}
+}
+
+double kind_stencil_at(const float *in, int rows, int cols, int r, int c, double *scale)
+{
+	double s = 0, a = 0;
+	for (int y = r - R; y <= r + R; y++)
+		for (int x = c - R; x <= c + R; x++)
+			if (y >= 0 && y < rows && x >= 0 && x < cols) {
+				double v = in[(size_t)y * cols + x];
+				s += v, a += fabs(v);
+			}
+	if (scale)
+		*scale = a;
+	return s;
+}
+
+static void reference(ref_problem *p)
+{
+	for (int r = 0; r < p->rows; r++)
+		for (int c = 0; c < p->cols; c++) {
+			size_t i = (size_t)r * p->cols + c;
+			p->expect[i] = kind_stencil_at(p->in[0], p->rows, p->cols, r, c, &p->scale[i]);
+		}
+}
+
+static double bound(const ref_problem *p, size_t i) { (void)p, (void)i; return 0.0; }
+
+static void element(const ref_problem *p, size_t i, double *expect, double *bnd)
+{
+	*expect = kind_stencil_at(p->in[0], p->rows, p->cols, (int)(i / p->cols),
+	                          (int)(i % p->cols), NULL);
+	*bnd = 0;
+}
+
+/* Is v within R of a group's edge (0 <= v % t < R, or >= t - R), the image's own ends apart? */
+static int near_group_edge(int v, int n, int t)
+{
+	return t > 2 * R && v >= R && v < n - R && (v % t < R || v % t >= t - R);
+}
+
+void kind_stencil_places(const ref_problem *p, const float *got, kind_stencil_wrong *w)
+{
+	int t = p->tile;
+	memset(w, 0, sizeof *w);
+	w->first_r = w->first_c = -1;
+	for (int r = 0; r < p->rows; r++)
+		for (int c = 0; c < p->cols; c++) {
+			size_t i = (size_t)r * p->cols + c;
+			if (ref_element_ok(p, i, got[i]))
+				continue;
+			int image = r < R || r >= p->rows - R || c < R || c >= p->cols - R;
+			int er = near_group_edge(r, p->rows, t), ec = near_group_edge(c, p->cols, t);
+			w->nan += !isfinite(got[i]);
+			if (image)
+				w->image_edge++;
+			else if (er && ec)
+				w->corner++;
+			else if (er || ec)
+				w->group_edge++;
+			else
+				w->elsewhere++;
+			if (w->first_r < 0 && !image)
+				w->first_r = r, w->first_c = c;
+		}
+}
+
+static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
+{
+	kind_stencil_wrong w;
+	kind_stencil_places(p, got, &w);
+	if (w.elsewhere)
+		return 0;
+	if (w.corner && !w.group_edge)
+		snprintf(buf, len, "only outputs within %d of a work-group's corner are wrong (%d, "
+		         "first at row %d, column %d), its edges and inside are right: the %dx%d "
+		         "corners of the halo are not staged -- the box reaches diagonally into the "
+		         "neighbouring groups", R, w.corner, w.first_r, w.first_c, R, R);
+	else if (w.corner || w.group_edge)
+		snprintf(buf, len, "only outputs within %d of a work-group's edge are wrong (%d, "
+		         "first at row %d, column %d), every output further in is right: the halo is "
+		         "missing -- each group needs the %d rows and columns around its tile, corners "
+		         "included", R, w.corner + w.group_edge, w.first_r, w.first_c, R);
+	else if (w.image_edge && w.nan)
+		snprintf(buf, len, "only outputs within %d of the image's edge are wrong, and NaN: "
+		         "the halo reads in outside the image (the grader's guard zones hold NaN) -- "
+		         "an input outside rows x cols counts as 0", R);
+	else if (w.image_edge)
+		snprintf(buf, len, "only outputs within %d of the image's edge are wrong: the halo "
+		         "cells outside the image must be staged as 0, not skipped (a skipped cell "
+		         "keeps whatever __local memory held)", R);
+	else
+		return 0;
+	return 1;
+}
+
+static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
+{
+	v[0] = p->rows, v[1] = p->cols;
+	return 2;
+}
+
+/* Staged, a full group loads (TILE + 2R)^2 / TILE^2 floats per output from global memory
+ * (1.41 at TILE 32, R 3) and reads its TAPS terms per output from __local.  A kernel that
+ * still loads a quarter of its terms from global memory, or reads fewer than half of them
+ * from __local, holds a token in __local, not the inputs. */
+static int token_local(const kind_traffic *t, char *msg, size_t len, const char **try_)
+{
+	double outputs = (double)t->rows * t->cols;
+	double per_output = outputs > 0 ? t->local_loaded / sizeof(float) / outputs : 0;
+	double global = t->global_per_unit / sizeof(float);
+	if (global < TAPS / 4.0 && per_output >= TAPS / 2.0)
+		return 0;
+	*try_ = "stage the group's (TILE + 2R) x (TILE + 2R) inputs in a __local array once, "
+	        "barrier, then let every work-item add its box from there";
+	snprintf(msg, len, "at %dx%d the kernel loads %.2f floats per output from global memory "
+	         "and reads %.2f per output from __local memory (a staged kernel: about %.2f and "
+	         "%d): the box's inputs do not go through __local memory", t->rows, t->cols, global,
+	         per_output, (double)(t->tile + 2 * R) * (t->tile + 2 * R) / (t->tile * t->tile),
+	         TAPS);
+	return 1;
+}
+
+/* Right within one work-group (rows and cols <= TILE: the halo is all zeros outside the
+ * image) and wrong with several groups: the halo between groups is missing. */
+static int sizes_pattern(const diag_size *s, int n, int tile, char *extra, size_t elen,
+                         char *try_, size_t tlen)
+{
+	int one_right = 0, one_wrong = 0, many_wrong = 0;
+	for (int i = 0; i < n; i++) {
+		int one = s[i].rows <= tile && s[i].cols <= tile;
+		one_right += one && s[i].right, one_wrong += one && !s[i].right;
+		many_wrong += !one && !s[i].right;
+	}
+	if (!one_right || one_wrong || !many_wrong)
+		return 0;
+	snprintf(extra, elen, " -- right at every size within one work-group (at most %dx%d), "
+	         "where the halo is the zeros outside the image, and wrong with two groups or more, "
+	         "where it is the neighbouring groups' inputs", tile, tile);
+	snprintf(try_, tlen, "stage the %d rows above and below the group's tile and the %d "
+	         "columns left and right of it, corners included (0 only outside the image), "
+	         "before the barrier", R, R);
+	return 1;
+}
+
+/* bytes a perfect kernel moves: every input read once, every output written once */
+static double work(int rows, int cols) { return 2.0 * rows * (double)cols * sizeof(float); }
+
+static double elements(int rows, int cols) { return (double)rows * cols; }
+
+const kind kind_stencil2d = {
+	.name = "stencil2d",
+	/* First 100x137, 4 x 5 groups, the last partial in each dimension: interior groups with
+	 * neighbours on every side, so a missing halo, corner or image edge each shows apart
+	 * (correct reports the first wrong size).  Then 1x1; 2x5, smaller than the box; one
+	 * group; square and non-square multiples of TILE (a rows/cols mix-up); two partial
+	 * groups; a tall thin image. */
+	.sizes = { {100, 137}, {1, 1}, {2, 5}, {31, 20}, {64, 64}, {64, 96}, {33, 65},
+	           {301, 7} },
+	.time_size = {509, 763},
+	.time_size_gpu = {6143, 8191},
+	/* 2 x 2 groups, the last partial in each dimension: the fewest that have edge work-items
+	 * in both dimensions at TILE 32 (every work-item adds 49 terms: the analysis' cost) */
+	.analysis_lo = {33, 34}, .analysis_hi = {47, 63},
+	.model_size = {64, 64},
+	.args = { "in", "out", "rows", "cols", NULL },
+	.n_inputs = 1,
+	.shape = shape,
+	.draw = draw,
+	.reference = reference,
+	.bound = bound,
+	.element = element,
+	.pattern = pattern,
+	.geometry = kind_geometry_2d,
+	.scalars = scalars,
+	.group_size = kind_group_2d,
+	.rate_unit = "GB/s",
+	.rate_key = "gbps",
+	.work = work,
+	.traffic_key = "bytes_loaded_per_element",
+	.traffic_units = elements,
+	.token_local = token_local,
+	.mixup_msg = " -- square sizes are right and a non-square multiple of TILE is wrong, so "
+	             "rows and cols are mixed up somewhere (in and out are rows x cols: a row is "
+	             "cols floats long)",
+	.mixup_try = "check every use of rows and cols: the row length of in and out is cols",
+	.sizes_pattern = sizes_pattern,
+	.coalesce_try = "let consecutive get_local_id(0) stage consecutive floats of one row of "
+	                "in: walk the staged block in row-major order, TILE * TILE cells per step, "
+	                "so that every halo row is read along the row as well",
+	.cpu_speed_note = "a CPU's caches already serve the box's repeated reads, as they do the "
+	                  "naive baseline's: staging the halo in __local saves nothing there, and "
+	                  "the kernel can come out faster or slower than the baseline",
+	.dims = 2,
+	.tile_2d = 1,
+	.where = kind_where_2d,
+	.say = {
+		[KS_GUARD] = "0 <= y && y < rows && 0 <= x && x < cols on each load of in[y * cols "
+		             "+ x], and row < rows && col < cols on the store",
+		[KS_EDGE] = "load outside the image, store outside out, or skip outputs the edge needs",
+		[KS_EDGE_TRY] = "guard each load of in with the image's bounds, staging 0 for a cell "
+		                "outside, and the store with row < rows && col < cols; every "
+		                "work-item must still reach the barrier",
+		[KS_SIZE_TRY] = "use rows and cols everywhere, with no size of your own: the last "
+		                "groups may be partial",
+		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach the barrier after "
+		                      "the staging, also those outside the image: keep the barrier "
+		                      "outside every if, and guard only the loads of in and the store "
+		                      "to out",
+		[KS_STORE_OWN] = " (out[row * cols + col], its box added from the staged block)",
+		[KS_SCALE] = "every output equal to its reference (the inputs are multiples of 2^-8, "
+		             "so every correct sum is exact)",
+		[KS_PAD] = "stage the block row-major, so that the 32 lanes of a warp (one row of "
+		           "the group) use 32 neighbouring words",
+		[KS_SWIZZLE] = "",
+		[KS_EDGE_PART] = "rows or columns",
+		[KS_LOCAL_TRY] = "declare __local float tile[TILE + 2 * R][TILE + 2 * R]; stage the "
+		                 "group's block and its halo into it, barrier, then add each box "
+		                 "from the tile",
+		[KS_SPEED_TRY] = "check that the staging reads in along rows (coalesced), that the "
+		                 "tile's reads are conflict-free, and that the box is added from "
+		                 "__local memory, not from in",
+	},
+};
