@@ -227,8 +227,8 @@ const kind kind_stencil2d = {
 	.mixup_try = "check every use of rows and cols: the row length of in and out is cols",
 	.sizes_pattern = sizes_pattern,
 	.coalesce_try = "let consecutive get_local_id(0) stage consecutive floats of one row of "
-	                "in: walk the staged block in row-major order, TILE * TILE cells per step, "
-	                "so that every halo row is read along the row as well",
+	                "in, for the halo as well as for the tile: a warp is one row of the group, "
+	                "and its 32 lanes should read 32 neighbouring floats",
 	.cpu_speed_note = "a CPU's caches already serve the box's repeated reads, as they do the "
 	                  "naive baseline's: staging the halo in __local saves nothing there, and "
 	                  "the kernel can come out faster or slower than the baseline",
@@ -242,8 +242,9 @@ const kind kind_stencil2d = {
 		[KS_EDGE_TRY] = "guard each load of in with the image's bounds, staging 0 for a cell "
 		                "outside, and the store with row < rows && col < cols; every "
 		                "work-item must still reach the barrier",
-		[KS_SIZE_TRY] = "use rows and cols everywhere, with no size of your own: the last "
-		                "groups may be partial",
+		[KS_SIZE_TRY] = "use rows and cols everywhere, with no size of your own, and stage 0 "
+		                "for every halo cell outside the image: the last groups may be "
+		                "partial",
 		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach the barrier after "
 		                      "the staging, also those outside the image: keep the barrier "
 		                      "outside every if, and guard only the loads of in and the store "
