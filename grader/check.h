@@ -11,6 +11,7 @@
 #include "gpumodel.h"
 #include "lesson.h"
 #include "localmem.h"
+#include "occ.h"
 #include "ref.h"
 
 enum { CHECK_MAX_RUNS = 12, CHECK_MAX_ANALYSES = 4 };
@@ -253,6 +254,27 @@ typedef struct check_predicted {
 enum { CHECK_MODEL_RUNS = 2 + LESSON_MAX_TILES };
 
 
+/* The view (check_view.c, after every stage has run): the figures the renderers print that
+ * are computed from the stages' results, so that the text, JSON and Gradescope renderers only
+ * format.  One row per TILE of a sweep (lesson 4), on each judged profile (tilechoice.h). */
+enum { CHECK_VIEW_PROFILES = 2 };
+typedef struct check_view_tile {
+	long local_bytes;         /* __local bytes per group at this TILE (tile_local_bytes)    */
+	double bytes_per_flop;    /* global bytes loaded per FLOP: 4 / TILE (two floats per
+	                             TILE-long dot-product step of a TILE x TILE tile)           */
+	occ_result occ[CHECK_VIEW_PROFILES];  /* tile_occupancy on tile_profiles[k]             */
+	int registers[CHECK_VIEW_PROFILES], assumed[CHECK_VIEW_PROFILES]; /* tile_registers   */
+} check_view_tile;
+
+typedef struct check_view {
+	double kernel_rate;       /* the kind's rate (kind.h rate_unit) of the timed kernel      */
+	double baseline_rate;     /* ... of the naive baseline (0: none timed)                   */
+	double speedup;           /* baseline_ms / kernel_ms (0: no baseline)                    */
+	double measured_over_predicted; /* kernel_ms / the model's kernel ms (0: not both)       */
+	int sweep_registers, sweep_assumed; /* the TILE sweep's header: tile_profiles[0]'s      */
+	check_view_tile tiles[LESSON_MAX_TILES]; /* as rep->child.tiles                          */
+} check_view;
+
 typedef struct check_report {
 	check_opts opts;
 	char refused[600];        /* #include policy refusal, "" if none */
@@ -307,6 +329,7 @@ typedef struct check_report {
 	int model_tile[CHECK_MODEL_RUNS]; /* ... the TILE each ran at (0: not run)               */
 	double model_s;           /* seconds the model runs took in the analysis child          */
 	check_predicted pred;
+	check_view view;          /* the renderers' figures (check_view.c)                       */
 } check_report;
 
 /* The prediction from rep->model[] and rep->occ (gpum_check.c). */

@@ -7,6 +7,8 @@
 
 #include "cause.h"
 #include "check.h"
+#include "criteria.h"
+#include "tilechoice.h"
 #include "diag.h"
 #include "bank.h"
 #include "trace.h"
@@ -715,7 +717,6 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 	    bar, predicted[0] ? "; " : "", predicted);
 }
 
-void tile_eval(const check_opts *o, const char *source, check_report *rep); /* tilechoice.c */
 
 /* Can this environment judge speed?  A GPU with the lesson's bar; a CPU device from the
  * prediction (GUIDE.md "Predicted GPU time"), where the Oclgrind analysis runs, unless the
