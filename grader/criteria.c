@@ -681,7 +681,7 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 		    "the kernel is not correct yet");
 		return;
 	}
-	double s = ch->baseline_ms / ch->kernel_ms;
+	double s = rep->view.speedup;   /* baseline_ms / kernel_ms (check_view.c) */
 	const check_predicted *pr = &rep->pred;
 	char measured[240], predicted[400] = "";
 	if (pr->ok)
