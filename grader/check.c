@@ -29,88 +29,83 @@
 #include "devrun.h"
 #include "sandbox.h"
 
-/* The probe, the analysis beside it, then the run child; confined by cc.  0, or 2 with
- * rep->grader_error set. */
-static int run_children(const check_opts *o, check_ctx *c, const check_confinement *cc,
-                        check_report *rep)
+/* An error of the grader's: rep->grader_error, the analysis waited for, 2. */
+static int grader_failed(check_report *rep, check_an *an, const char *why)
 {
-	check_an an = { 0 };
+	snprintf(rep->grader_error, sizeof rep->grader_error, "%s", why);
+	if (an && an->running)
+		check_an_finish(rep, an);
+	return 2;
+}
+
+/* The cache, then the probe (the analysis already beside it): the kernel built at every TILE
+ * into rep->child; pl the CPU plan laid out meanwhile, *refs its references.  0, or 2. */
+static int probe(const check_opts *o, const check_ctx *c, const check_confinement *cc,
+                 const devrun_src *src, devrun_plan *pl, ref_problem **refs, check_an *an,
+                 check_report *rep)
+{
 	sandbox_status st;
-	devrun_src src;
-	check_dev_source(c, &src, NULL);
-	if (!o->analysis)
-		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis was "
-		         "skipped (--no-analysis): races, out-of-bounds reads, bank conflicts and "
-		         "coalescing are not checked");
-	if (o->analysis)
-		check_an_start(c, cc->an, &cc->an_pol, rep, &an);
-	check_cache_seed(o, &src, &cc->run_pol);
-	int restored = check_cache_restore(o, &src);
-	devrun_plan *pl = malloc(sizeof *pl);
-	ref_problem *refs = NULL;
-	devrun_probe *pr = check_dev_probe(o, &src, &cc->run_pol, &st, pl, &refs);
+	check_cache_seed(o, src, &cc->run_pol);
+	int restored = check_cache_restore(o, src);
+	devrun_probe *pr = check_dev_probe(o, src, &cc->run_pol, &st, pl, refs);
 	if (pr && !restored && st.end == SANDBOX_EXITED && st.code == 0 && pr->finished &&
 	    pr->nbuilds > 0 && pr->b[0].kernel_found)   /* a failed build keeps nothing */
-		check_cache_keep(o, &src);
+		check_cache_keep(o, src);
 	if (!pr || !pl || st.end == SANDBOX_FAILED) {
-		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
-		         pr && pl ? st.what : "out of memory");
 		free(pr);
-		devrun_refs_free(pl, refs);
-		free(pl);
-		if (an.running)
-			check_an_finish(rep, &an);
-		return 2;
+		devrun_refs_free(pl, *refs);
+		*refs = NULL;
+		return grader_failed(rep, an, pr && pl ? st.what : "out of memory");
 	}
 	const char *refused[DEVRUN_MAX_BUILDS] = { 0 };
 	for (int i = 0; i < c->npre && i < DEVRUN_MAX_BUILDS; i++)
 		refused[i] = c->pre_err[i];
-	devrun_take_probe(pr, &src, c->source, refused, c->declared, c->declared_at, &rep->child);
+	devrun_take_probe(pr, src, c->source, refused, c->declared, c->declared_at, &rep->child);
 	check_dev_end(&st, "building the kernel", rep);
 	free(pr);
 	check_child *ch = &rep->child;
 	if (!ch->built && ch->opened && (rep->child_timed_out || (o->mem_bytes && rep->child_crashed)))
 		rep->control_build = check_dev_control(o, c, cc);
-	int launch = !rep->run_end[0] && ch->opened && ch->kernel_found && !ch->signature[0] &&
-	             !ch->over_budget;
-	if (!launch || !refs || strcmp(ch->dev.type, "CPU") != 0) {
+	return 0;
+}
+
+/* The run child, when the kernel is there to launch (*launched), the analysis finished
+ * while it runs (or here, when nothing is launched).  0, or 2. */
+static int launch(const check_opts *o, const check_confinement *cc, const devrun_src *src,
+                  devrun_plan *pl, ref_problem *refs, check_an *an, check_report *rep,
+                  int *launched)
+{
+	check_child *ch = &rep->child;
+	sandbox_status st;
+	int go = !rep->run_end[0] && ch->opened && ch->kernel_found && !ch->signature[0] &&
+	         !ch->over_budget;
+	*launched = go;
+	if (!go || !refs || strcmp(ch->dev.type, "CPU") != 0) {
 		devrun_refs_free(pl, refs);   /* the guess was wrong, or nothing is launched */
 		refs = NULL;
 	}
-	if (launch && !refs && devrun_plan_make(o, ch->dev.type, pl) != 0) {
-		snprintf(rep->grader_error, sizeof rep->grader_error, "out of memory");
-		free(pl);
-		if (an.running)
-			check_an_finish(rep, &an);
-		return 2;
+	if (go && !refs && devrun_plan_make(o, ch->dev.type, pl) != 0)
+		return grader_failed(rep, an, "out of memory");
+	if (!go) {
+		if (an->running)
+			check_an_finish(rep, an);
+		return 0;
 	}
-	if (launch) {
-		if (check_dev_run(o, &src, pl, refs, &cc->run_pol, an.running ? &an : NULL, rep,
-		               &st) != 0) {
-			snprintf(rep->grader_error, sizeof rep->grader_error, "cannot fork: out of processes?");
-			free(pl);
-			if (an.running)
-				check_an_finish(rep, &an);
-			return 2;
-		}
-		check_dev_end(&st, ch->stage, rep);
-		if (st.end == SANDBOX_FAILED) {
-			snprintf(rep->grader_error, sizeof rep->grader_error, "%s", st.what);
-			free(pl);
-			return 2;
-		}
-	} else if (an.running) {
-		check_an_finish(rep, &an);
-	}
-	free(pl);
-	if (launch && check_dev_miscompiled(rep))
-		check_dev_workitemrepl(o, c, cc, rep);
-	if (an.confine_failed) {
-		snprintf(rep->grader_error, sizeof rep->grader_error, "the sandbox could not confine its child");
-		return 2;
-	}
+	if (check_dev_run(o, src, pl, refs, &cc->run_pol, an->running ? an : NULL, rep, &st) != 0)
+		return grader_failed(rep, an, "cannot fork: out of processes?");
+	check_dev_end(&st, ch->stage, rep);
+	if (st.end == SANDBOX_FAILED)
+		return grader_failed(rep, NULL, st.what);
+	return 0;
+}
+
+/* Whose failure the analysis' was: a time limit the kernel meets on the device without
+ * findings is the grader's; a grader's failure the solution does not share is the kernel's
+ * (check_an_control).  Without an analysis of its own the kernel's summary goes. */
+static void weigh_analysis(const check_opts *o, check_an *an, check_report *rep)
+{
 	cJSON *found = cJSON_GetObjectItem(rep->analysis, "findings");
-	if (an.timed_out && !rep->child_timed_out && cJSON_GetArraySize(found) == 0) {
+	if (an->timed_out && !rep->child_timed_out && cJSON_GetArraySize(found) == 0) {
 		/* the kernel runs fine on the device and Oclgrind found nothing wrong before
 		 * the limit: the limit is the grader's (with findings, they are the kernel's) */
 		rep->analysis_failed = 0;
@@ -118,8 +113,8 @@ static int run_children(const check_opts *o, check_ctx *c, const check_confineme
 		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "it did not finish "
 		         "under Oclgrind within the --timeout of %g s", o->timeout_s);
 	}
-	if (rep->analysis_grader && an.t0 > 0 && ch->kernel_found) {
-		rep->control_analysis = check_an_control(rep, &an);
+	if (rep->analysis_grader && an->t0 > 0 && rep->child.kernel_found) {
+		rep->control_analysis = check_an_control(rep, an);
 		if (rep->control_analysis == 1) {
 			/* the solution runs through under the same limits: the kernel's own failure */
 			rep->analysis_grader = 0;
@@ -130,18 +125,46 @@ static int run_children(const check_opts *o, check_ctx *c, const check_confineme
 			         "and bank conflicts are failed, not passed", rep->analysis_failure);
 		}
 	}
-	if (rep->analysis_grader && an.t0 > 0) {
+	if (rep->analysis_grader && an->t0 > 0) {
 		cJSON_Delete(rep->analysis);
 		rep->analysis = NULL;
 		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the grader could not "
 		         "finish the Oclgrind analysis: %s; races, out-of-bounds reads, bank "
 		         "conflicts and coalescing are not checked", rep->analysis_failure);
 	}
-	if (!ch->opened) {
-		snprintf(rep->grader_error, sizeof rep->grader_error, "%s",
-		         ch->open_err[0] ? ch->open_err : rep->run_end);
-		return 2;
-	}
+}
+
+/* The probe, the analysis beside it, then the run child; confined by cc.  0, or 2 with
+ * rep->grader_error set. */
+static int run_children(const check_opts *o, check_ctx *c, const check_confinement *cc,
+                        check_report *rep)
+{
+	check_an an = { 0 };
+	devrun_src src;
+	check_dev_source(c, &src, NULL);
+	if (!o->analysis)
+		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis was "
+		         "skipped (--no-analysis): races, out-of-bounds reads, bank conflicts and "
+		         "coalescing are not checked");
+	if (o->analysis)
+		check_an_start(c, cc->an, &cc->an_pol, rep, &an);
+	devrun_plan *pl = malloc(sizeof *pl);
+	ref_problem *refs = NULL;
+	int launched = 0;
+	int rc = probe(o, c, cc, &src, pl, &refs, &an, rep);
+	if (rc == 0)
+		rc = launch(o, cc, &src, pl, refs, &an, rep, &launched);
+	free(pl);
+	if (rc)
+		return rc;
+	if (launched && check_dev_miscompiled(rep))
+		check_dev_workitemrepl(o, c, cc, rep);
+	if (an.confine_failed)
+		return grader_failed(rep, NULL, "the sandbox could not confine its child");
+	weigh_analysis(o, &an, rep);
+	check_child *ch = &rep->child;
+	if (!ch->opened)
+		return grader_failed(rep, NULL, ch->open_err[0] ? ch->open_err : rep->run_end);
 	check_sum_local(rep);
 	if (!ch->built || !ch->kernel_found || ch->over_budget || ch->signature[0]) {
 		check_free(rep);      /* nothing to analyse: the kernel is not there or never ran */
@@ -151,7 +174,6 @@ static int run_children(const check_opts *o, check_ctx *c, const check_confineme
 	}
 	return 0;
 }
-
 
 int check_confine(const check_opts *o, const char *tmp, const char *cache,
                   check_confinement *cc)

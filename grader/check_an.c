@@ -84,12 +84,11 @@ static void model_stage(const check_ctx *c, clrun *cl, int *opened)
 	gpum_run_all(cl, o, src, c->model == 2, c->trace_out);
 }
 
-static int analysis_main(void *arg)
+/* The child's environment before any context opens: stdout away, the ICD and the plugin,
+ * Oclgrind's limits. */
+static void analysis_env(void)
 {
-	const check_ctx *c = arg;
-	const check_opts *o = c->o;
-	const check_report *rep = c->rep;
-	char icd[4200], plugin[4200], err[256], opts[4200], path[4300], extent[64];
+	char icd[4200], plugin[4200];
 	check_root_path(icd, sizeof icd, CHECK_OCLGRIND_ICD_DIR);
 	check_root_path(plugin, sizeof plugin, CHECK_TRACER_PLUGIN);
 	/* the kernel's printf goes to stdout: away from the log (stderr), which the parent scans
@@ -108,61 +107,86 @@ static int analysis_main(void *arg)
 	/* Oclgrind prints at most this many messages (printing them costs more than the run);
 	 * our plugin still receives every one */
 	setenv("OCLGRIND_MAX_ERRORS", "1000", 1);
+}
+
+/* A context whose checkers are those of banks_only (Oclgrind reads its checkers' settings
+ * when a context is created), unless the open one has them (*opened: its banks_only, or -1
+ * when none is open).  0, or 3 when Oclgrind would not open. */
+static int analysis_open(const check_ctx *c, clrun *cl, int *opened, int banks_only)
+{
+	char err[256];
+	if (*opened == banks_only)
+		return 0;
+	if (*opened >= 0)
+		clrun_close(cl);
+	const char *on = banks_only ? "0" : "1";
+	setenv("OCLGRIND_DATA_RACES", on, 1);
+	/* two work-items writing one element is a race even with the same value */
+	setenv("OCLGRIND_UNIFORM_WRITES", on, 1);
+	setenv("OCLGRIND_UNINITIALIZED", c->no_uninit ? "0" : on, 1);
+	if (clrun_open(cl, "Oclgrind", err, sizeof err) != 0) {
+		fprintf(stderr, "%s\n", err);
+		return 3;
+	}
+	if (*opened < 0 && c->o->mem_bytes) {   /* --memory: see check_memory_share */
+		size_t lim = sandbox_address_space() + check_memory_share(c->o);
+		struct rlimit as = { lim, lim };
+		setrlimit(RLIMIT_AS, &as);
+	}
+	*opened = banks_only;
+	return 0;
+}
+
+/* Analysis run i on cl: build, set up, launch with the tracer, keep the output.  0, or the
+ * child's status: 4 no kernel built, 5 no problem set up, 6 the launch failed. */
+static int analysis_run(const check_ctx *c, clrun *cl, int i, char *log)
+{
+	const check_opts *o = c->o;
+	const check_analysis_run *ar = &c->rep->analyses[i];
+	char opts[4200], path[4300], extent[64];
+	build_options(o, ar->tile, opts, sizeof opts);
+	if (c->unoptimised)
+		strncat(opts, " -cl-opt-disable", sizeof opts - strlen(opts) - 1);
+	cl_program prog;
+	cl_int e = clrun_build(cl, check_pre_for(c, ar->tile), opts, &prog, log ? log : (char[1]){0},
+	                       log ? 65536 : 1);
+	cl_kernel k = e == CL_SUCCESS ? clCreateKernel(prog, o->l->kernel, &e) : NULL;
+	if (!k)
+		return 4;
+	ref_problem p;
+	clrun_bufs b;
+	if (ref_setup(&p, o->l->kind, ar->rows, ar->cols, ar->tile, o->seed + 7 * i) != 0)
+		return 5;
+	trace_file(c->trace_out, i, path, sizeof path);
+	snprintf(extent, sizeof extent, "%d %d", ar->cols, ar->rows);
+	setenv("CLTRACE_OUT", path, 1);
+	setenv("CLTRACE_EXTENT", extent, 1);
+	e = clrun_upload(cl, &p, &b, 0);
+	if (e == CL_SUCCESS)
+		e = clrun_launch(cl, k, &b, ar->tile, NULL);
+	clFinish(cl->queue);
+	if (e == CL_SUCCESS && !c->unoptimised)
+		write_analysed(cl, &b, &p, c->trace_out, i);
+	clrun_release(&b);
+	clReleaseKernel(k);
+	clReleaseProgram(prog);
+	ref_free(&p);
+	return e != CL_SUCCESS ? 6 : 0;
+}
+
+static int analysis_main(void *arg)
+{
+	const check_ctx *c = arg;
+	analysis_env();
 	clrun cl;
 	char *log = malloc(65536);
 	int opened = -1;          /* the checkers of the open context: banks_only, or -1 */
-	for (int i = 0; i < rep->nanalyses; i++) {
-		const check_analysis_run *ar = &rep->analyses[i];
-		int banks_only = ar->banks_only || c->unoptimised;
-		if (opened != banks_only) {
-			/* Oclgrind reads its checkers' settings when a context is created */
-			if (opened >= 0)
-				clrun_close(&cl);
-			const char *on = banks_only ? "0" : "1";
-			setenv("OCLGRIND_DATA_RACES", on, 1);
-			/* two work-items writing one element is a race even with the same value */
-			setenv("OCLGRIND_UNIFORM_WRITES", on, 1);
-			setenv("OCLGRIND_UNINITIALIZED", c->no_uninit ? "0" : on, 1);
-			if (clrun_open(&cl, "Oclgrind", err, sizeof err) != 0) {
-				fprintf(stderr, "%s\n", err);
-				return 3;
-			}
-			if (opened < 0 && o->mem_bytes) {   /* --memory: see memory_share */
-				size_t lim = sandbox_address_space() + check_memory_share(o);
-				struct rlimit as = { lim, lim };
-				setrlimit(RLIMIT_AS, &as);
-			}
-			opened = banks_only;
-		}
-		build_options(o, ar->tile, opts, sizeof opts);
-		if (c->unoptimised)
-			strncat(opts, " -cl-opt-disable", sizeof opts - strlen(opts) - 1);
-		cl_program prog;
-		cl_int e = clrun_build(&cl, check_pre_for(c, ar->tile), opts, &prog, log ? log : (char[1]){0},
-		                       log ? 65536 : 1);
-		cl_kernel k = e == CL_SUCCESS ? clCreateKernel(prog, o->l->kernel, &e) : NULL;
-		if (!k)
-			return 4;
-		ref_problem p;
-		clrun_bufs b;
-		if (ref_setup(&p, o->l->kind, ar->rows, ar->cols, ar->tile, o->seed + 7 * i) != 0)
-			return 5;
-		trace_file(c->trace_out, i, path, sizeof path);
-		snprintf(extent, sizeof extent, "%d %d", ar->cols, ar->rows);
-		setenv("CLTRACE_OUT", path, 1);
-		setenv("CLTRACE_EXTENT", extent, 1);
-		e = clrun_upload(&cl, &p, &b, 0);
-		if (e == CL_SUCCESS)
-			e = clrun_launch(&cl, k, &b, ar->tile, NULL);
-		clFinish(cl.queue);
-		if (e == CL_SUCCESS && !c->unoptimised)
-			write_analysed(&cl, &b, &p, c->trace_out, i);
-		clrun_release(&b);
-		clReleaseKernel(k);
-		clReleaseProgram(prog);
-		ref_free(&p);
-		if (e != CL_SUCCESS)
-			return 6;
+	for (int i = 0; i < c->rep->nanalyses; i++) {
+		int rc = analysis_open(c, &cl, &opened, c->rep->analyses[i].banks_only || c->unoptimised);
+		if (rc == 0)
+			rc = analysis_run(c, &cl, i, log);
+		if (rc)
+			return rc;
 	}
 	free(log);
 	if (c->model && !c->unoptimised)
@@ -395,6 +419,59 @@ static void model_settle(const check_an *a, sandbox_status *st)
 	}
 }
 
+/* Oclgrind 21.10's uninitialised-value checker aborts on some kernels: run again without
+ * it, within what is left (left seconds) of the analysis' own time limit, rather than lose
+ * races, bounds and banks too.  *st and *all are the new run's. */
+static void retry_without_uninit(check_report *rep, check_an *a, double left, sandbox_status *st,
+                                 int *all)
+{
+	cJSON_Delete(rep->analysis);
+	for (int i = 0; i < rep->nanalyses; i++) {   /* the aborted run's verdicts go with it */
+		char stale[4300];
+		out_file(a->dir, i, stale, sizeof stale);
+		unlink(stale);
+	}
+	a->c.no_uninit = 1;
+	a->lim.timeout_s = left;
+	sandbox_run(analysis_main, &a->c, &a->lim, st);
+	model_settle(a, st);
+	rep->analysis = read_traces(a, rep->nanalyses, all);
+	rep->an.uninit_checked = 0;
+	snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind's uninitialised-value "
+	         "checker failed on this kernel (an Oclgrind limitation), so reads of "
+	         "uninitialised memory were not checked");
+}
+
+/* Whose failure it was when the child did not run every run through (all: every run wrote
+ * a summary): the grader's own (Oclgrind would not open, memory ran out, the host's or the
+ * --memory limit's; its time limit is judged in check_lesson), or the kernel's. */
+static void judge_end(check_report *rep, const check_an *a, const sandbox_status *st, int all)
+{
+	cJSON *complete = cJSON_GetObjectItem(rep->analysis, "complete");
+	int exited = st->end == SANDBOX_EXITED;
+	int ended_badly = !exited || st->code != 0 || !rep->analysis || !all || cJSON_IsFalse(complete);
+	const char *ran_out = ended_badly ? log_grader_failure(a->log) : NULL;
+	if ((exited && (st->code == 3 || st->code == 5)) || ran_out) {
+		rep->analysis_grader = 1;
+		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "%s",
+		         exited && st->code == 3 ? "Oclgrind would not start" :
+		         ran_out ? ran_out : "it ran out of memory (raise --memory)");
+	} else if (ended_badly) {
+		/* Oclgrind is here and ran: a kernel it could not run through is a finding, or a
+		 * kernel would only have to break Oclgrind to skip every check that needs it */
+		static const char *why[] = { [4] = "it does not build under Oclgrind",
+		                             [6] = "its launch failed under Oclgrind" };
+		rep->analysis_failed = 1;
+		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "%s",
+		         exited && (st->code == 4 || st->code == 6) ? why[st->code] :
+		         st->end == SANDBOX_TIMEOUT ? "it did not finish under Oclgrind within the time limit"
+		         : !exited ? st->what : "Oclgrind stopped before the kernel's end");
+		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis could "
+		         "not run the kernel through (%s): races, out-of-bounds reads and bank conflicts "
+		         "are failed, not passed", rep->analysis_failure);
+	}
+}
+
 /* Wait for the analysis and read its summaries into rep->analysis. */
 void check_an_finish(check_report *rep, check_an *a)
 {
@@ -412,26 +489,8 @@ void check_an_finish(check_report *rep, check_an *a)
 	 * (it segfaults on every float4 load, e.g. tests/fixtures/l5_float4_loads.cl) */
 	int crashed = st.end == SANDBOX_SIGNALED && (st.code == SIGSEGV || st.code == SIGABRT ||
 	                                             st.code == SIGBUS);
-	if ((internal_error(rep->analysis, "Uninitialized") || crashed) && left > 0) {
-		/* Oclgrind 21.10's uninitialised-value checker aborts on some kernels: run again
-		 * without it, within what is left of the analysis' own time limit, rather than
-		 * lose races, bounds and banks too */
-		cJSON_Delete(rep->analysis);
-		for (int i = 0; i < rep->nanalyses; i++) {   /* the aborted run's verdicts go with it */
-			char stale[4300];
-			out_file(a->dir, i, stale, sizeof stale);
-			unlink(stale);
-		}
-		a->c.no_uninit = 1;
-		a->lim.timeout_s = left;
-		sandbox_run(analysis_main, &a->c, &a->lim, &st);
-		model_settle(a, &st);
-		rep->analysis = read_traces(a, rep->nanalyses, &all);
-		rep->an.uninit_checked = 0;
-		snprintf(rep->analysis_note, sizeof rep->analysis_note, "Oclgrind's uninitialised-value "
-		         "checker failed on this kernel (an Oclgrind limitation), so reads of "
-		         "uninitialised memory were not checked");
-	}
+	if ((internal_error(rep->analysis, "Uninitialized") || crashed) && left > 0)
+		retry_without_uninit(rep, a, left, &st, &all);
 	judge_analysed(rep, a);
 	gpum_run_collect(rep, a->dir);
 	cJSON *complete = cJSON_GetObjectItem(rep->analysis, "complete");
@@ -444,29 +503,7 @@ void check_an_finish(check_report *rep, check_an *a)
 	rep->analysis_s = a->t1 - a->t0;
 	if (st.end == SANDBOX_TIMEOUT)
 		a->timed_out = 1;
-	/* The grader's own failures: Oclgrind would not open, memory ran out (the host's or the
-	 * --memory limit's), or its time limit (judged in check_lesson) */
-	int ended_badly = !exited || st.code != 0 || !rep->analysis || !all || cJSON_IsFalse(complete);
-	const char *ran_out = ended_badly ? log_grader_failure(a->log) : NULL;
-	if ((exited && (st.code == 3 || st.code == 5)) || ran_out) {
-		rep->analysis_grader = 1;
-		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "%s",
-		         exited && st.code == 3 ? "Oclgrind would not start" :
-		         ran_out ? ran_out : "it ran out of memory (raise --memory)");
-	} else if (!rep->analysis || !all || !exited || st.code != 0 || cJSON_IsFalse(complete)) {
-		/* Oclgrind is here and ran: a kernel it could not run through is a finding, or a
-		 * kernel would only have to break Oclgrind to skip every check that needs it */
-		static const char *why[] = { [4] = "it does not build under Oclgrind",
-		                             [6] = "its launch failed under Oclgrind" };
-		rep->analysis_failed = 1;
-		snprintf(rep->analysis_failure, sizeof rep->analysis_failure, "%s",
-		         exited && (st.code == 4 || st.code == 6) ? why[st.code] :
-		         st.end == SANDBOX_TIMEOUT ? "it did not finish under Oclgrind within the time limit"
-		         : !exited ? st.what : "Oclgrind stopped before the kernel's end");
-		snprintf(rep->analysis_note, sizeof rep->analysis_note, "the Oclgrind analysis could "
-		         "not run the kernel through (%s): races, out-of-bounds reads and bank conflicts "
-		         "are failed, not passed", rep->analysis_failure);
-	}
+	judge_end(rep, a, &st, all);
 	unlink(a->log);
 	a->running = 0;
 }

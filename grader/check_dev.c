@@ -79,6 +79,31 @@ static void page_copy(devrun_page *copy, const devrun_page *pg, size_t from, siz
 		memcpy((char *)copy + from, (const char *)pg + from, to - from);
 }
 
+/* A status is the child's word too: 126, the status of a child the sandbox could not confine,
+ * comes from the kernel's own process when the probe, under the same confinement, was
+ * confined; and a child that exits 0 before every planned run came back (page c2; go: the
+ * parent's word) skipped them (a process a kernel has taken over can call exit). */
+static void settle_end(const devrun_plan *pl, const devrun_page *c2, int go, sandbox_status *st)
+{
+	if (st->end == SANDBOX_FAILED && st->code == SANDBOX_CONFINE_FAILED) {
+		st->end = SANDBOX_EXITED;
+		snprintf(st->what, sizeof st->what, "exited with status 126");
+	}
+	int complete = c2 != NULL;
+	for (int i = 0; c2 && i < pl->nslots; i++) {
+		int needed = i < pl->ncorrect || go == 1;
+		const devrun_slot_out *so = &c2->out[i];
+		if (needed && !(so->reached && (so->done || so->err != CL_SUCCESS)))
+			complete = 0;
+		if (i < pl->ncorrect && so->reached && so->err != CL_SUCCESS)
+			break;                /* the child stops at a failed launch, as it should */
+	}
+	if (st->end == SANDBOX_EXITED && (st->code == 0 || st->code == 3) && !complete) {
+		st->code = -1;
+		snprintf(st->what, sizeof st->what, "ended before every planned run came back");
+	}
+}
+
 int check_dev_run(const check_opts *o, const devrun_src *s, const devrun_plan *pl,
                       ref_problem *refs, const confine_policy *pol, check_an *an,
                       check_report *rep, sandbox_status *st)
@@ -136,27 +161,7 @@ int check_dev_run(const check_opts *o, const devrun_src *s, const devrun_plan *p
 	if (c2 && go == 1)
 		devrun_judge_rest(pl, c2, o, refs, &rep->child);
 	devrun_refs_free(pl, refs);
-	/* A status is the child's word too: 126, the status of a child the sandbox could not
-	 * confine, comes from the kernel's own process when the probe, under the same
-	 * confinement, was confined; and a child that exits 0 before every planned run came back
-	 * skipped them (a process a kernel has taken over can call exit) */
-	if (st->end == SANDBOX_FAILED && st->code == SANDBOX_CONFINE_FAILED) {
-		st->end = SANDBOX_EXITED;
-		snprintf(st->what, sizeof st->what, "exited with status 126");
-	}
-	int complete = c2 != NULL;
-	for (int i = 0; c2 && i < pl->nslots; i++) {
-		int needed = i < pl->ncorrect || go == 1;
-		const devrun_slot_out *so = &c2->out[i];
-		if (needed && !(so->reached && (so->done || so->err != CL_SUCCESS)))
-			complete = 0;
-		if (i < pl->ncorrect && so->reached && so->err != CL_SUCCESS)
-			break;                /* the child stops at a failed launch, as it should */
-	}
-	if (st->end == SANDBOX_EXITED && (st->code == 0 || st->code == 3) && !complete) {
-		st->code = -1;
-		snprintf(st->what, sizeof st->what, "ended before every planned run came back");
-	}
+	settle_end(pl, c2, go, st);
 	devrun_stage(pl, o->l->kind, at, rep->child.stage, sizeof rep->child.stage);
 	free(c1);
 	sandbox_unshare(pg, bytes);

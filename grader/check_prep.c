@@ -121,13 +121,11 @@ static int control_preprocess(const preproc_job *job, const check_opts *o)
 	return ok ? 1 : -1;
 }
 
-int check_prep_run(const check_opts *o, const char *source, const char *tmp, check_ctx *c,
-                      check_report *rep)
+/* The TILEs the children build at: the lesson's, then each other of its sweep; how many. */
+static int prep_tiles(const lesson *l, int tiles[CHECK_PRE_MAX])
 {
-	char dir[4096];
-	const lesson *l = o->l;
-	lesson_path(l, "dir", dir, sizeof dir);
-	int tiles[CHECK_PRE_MAX] = { l->tile }, n = 1;
+	int n = 1;
+	tiles[0] = l->tile;
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
 		int seen = 0;
 		for (int k = 0; k < n; k++)
@@ -135,6 +133,34 @@ int check_prep_run(const check_opts *o, const char *source, const char *tmp, che
 		if (!seen && n < CHECK_PRE_MAX)
 			tiles[n++] = l->tiles[i];
 	}
+	return n;
+}
+
+/* Lesson 4: the CHOSEN_* values the compiler sees (the probe of jobs[0]), and the first TILE
+ * where one differs: a choice that depends on TILE (`#define CHOSEN_TILE_SM86 TILE`, or one
+ * inside `#if TILE == 16`) is no choice. */
+static void take_probe(const preproc_job *jobs, int n, const int *tiles, check_report *rep)
+{
+	if (jobs[0].probed) {
+		rep->choice_probed = 1;
+		memcpy(rep->choice_val, jobs[0].probe_val, sizeof rep->choice_val);
+	}
+	for (int i = 1; i < n && jobs[0].probed; i++)
+		for (int k = 0; k < PREPROC_MAX_PROBE && jobs[i].probed; k++)
+			if (!rep->choice_vary_tile[k] && strcmp(jobs[i].probe_val[k], jobs[0].probe_val[k])) {
+				rep->choice_vary_tile[k] = tiles[i];
+				snprintf(rep->choice_vary_val[k], sizeof rep->choice_vary_val[k], "%s",
+				         jobs[i].probe_val[k]);
+			}
+}
+
+int check_prep_run(const check_opts *o, const char *source, const char *tmp, check_ctx *c,
+                   check_report *rep)
+{
+	char dir[4096];
+	const lesson *l = o->l;
+	lesson_path(l, "dir", dir, sizeof dir);
+	int tiles[CHECK_PRE_MAX], n = prep_tiles(l, tiles);
 	preproc_job jobs[CHECK_PRE_MAX];
 	char msgs[CHECK_PRE_MAX][2048], *mp[CHECK_PRE_MAX], *outs[CHECK_PRE_MAX];
 	preproc_result res[CHECK_PRE_MAX];
@@ -148,19 +174,7 @@ int check_prep_run(const check_opts *o, const char *source, const char *tmp, che
 		for (int i = 0; i < n; i++)
 			jobs[i].probe = tile_probe_names();
 	preproc_run_all(jobs, n, outs, mp, sizeof msgs[0], res);
-	if (jobs[0].probed) {
-		rep->choice_probed = 1;
-		memcpy(rep->choice_val, jobs[0].probe_val, sizeof rep->choice_val);
-	}
-	/* a choice that depends on TILE (`#define CHOSEN_TILE_SM86 TILE`, or one inside
-	 * `#if TILE == 16`) is no choice: the first TILE where a value differs */
-	for (int i = 1; i < n && jobs[0].probed; i++)
-		for (int k = 0; k < PREPROC_MAX_PROBE && jobs[i].probed; k++)
-			if (!rep->choice_vary_tile[k] && strcmp(jobs[i].probe_val[k], jobs[0].probe_val[k])) {
-				rep->choice_vary_tile[k] = tiles[i];
-				snprintf(rep->choice_vary_val[k], sizeof rep->choice_vary_val[k], "%s",
-				         jobs[i].probe_val[k]);
-			}
+	take_probe(jobs, n, tiles, rep);
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
 		const char *msg = msgs[i];
