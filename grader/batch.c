@@ -7,34 +7,20 @@
  * writes the class tables. */
 /* This file is the command (its options, the order of the stages); the stages: batch_find.c
  * (the folder into rows), batch_run.c (grading them), batch_class.c (the class tables). */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bank.h"
 #include "batch.h"
 #include "batch_class.h"
-#include "check.h"
-#include "classsum.h"
 #include "cliopt.h"
-#include "confine.h"
-#include "esc.h"
-#include "html.h"
-#include "lesson.h"
 #include "report.h"
-#include "sandbox.h"
 
 static int usage(FILE *f, int rc)
 {

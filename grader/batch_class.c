@@ -1,32 +1,16 @@
 /* batch_class.c — the class's tables from the reports (batch_class.h). */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "bank.h"
 #include "batch.h"
 #include "batch_class.h"
-#include "check.h"
 #include "classsum.h"
-#include "cliopt.h"
-#include "confine.h"
 #include "esc.h"
 #include "html.h"
-#include "lesson.h"
 #include "report.h"
-#include "sandbox.h"
 
 /* One quoted cell: the one output helper of grades.csv for text of untrusted origin.  The
  * text is escaped as one line (esc.h: no control character, no newline, valid UTF-8), then

@@ -1,33 +1,19 @@
 /* batch_run.c — grading the rows (batch_run.h): a worker per submission, the progress line,
  * the reports, error rows for what could not be graded. */
-#include <dirent.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "bank.h"
 #include "batch.h"
 #include "batch_run.h"
-#include "check.h"
-#include "classsum.h"
-#include "cliopt.h"
-#include "confine.h"
 #include "esc.h"
 #include "html.h"
-#include "lesson.h"
 #include "report.h"
-#include "sandbox.h"
 
 static cJSON *read_json_file(const char *path)
 {

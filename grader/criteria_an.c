@@ -2,13 +2,10 @@
  * race_free, uses_local, conflict_free, coalesced, from the typed analysis (rep->an) and the
  * tracer's summary.  Pure decisions: no OpenCL, no printing. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "bank.h"
-#include "cause.h"
 #include "criteria.h"
-#include "diag.h"
 #include "trace.h"
 
 void crit_memory(const check_opts *o, check_report *rep)

@@ -1,5 +1,6 @@
 /* report_json.c — the JSON report (report_json in report.h; keys as in GUIDE.md, "The JSON
  * report"), through libcjson, from what the stages decided and the view computed. */
+
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,10 +2,10 @@
  * the access tables, occupancy, the TILE sweep, notes, the verdict and the next hint, from
  * what the stages decided and the view computed (rep->view).  Strings of kernel, file or
  * child origin go through one escaping helper (put_text). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <unistd.h>
 
 #include "esc.h"
 #include "hint.h"
