@@ -1,5 +1,7 @@
 /* check.h — one `clgrade check`: lesson -> build -> run (sandboxed) -> verify/time -> analyse
- * -> criteria.  The report (report.h) only prints what this module decided. */
+ * -> view -> criteria, and the typed results every stage hands the next (check_report).  The
+ * stages: check.c (the driver) and the files it names.  The report (report.h) only prints
+ * what they decided. */
 #ifndef CLGRADE_CHECK_H
 #define CLGRADE_CHECK_H
 
@@ -111,8 +113,8 @@ typedef struct check_child {
 typedef enum { CRIT_PASS, CRIT_FAIL, CRIT_NOT_CHECKED } check_status;
 
 /* ---- the Oclgrind analysis, as the criteria see it ----------------------------------------
- * check.c reads the tracer's summary (trace.h schema) once into this typed form; criteria.c
- * decides from it alone, and the report prints it.  No decision reads the note's prose. */
+ * check_sum.c reads the tracer's summary (trace.h schema) once into this typed form; the criteria
+ * decide from it alone, and the report prints it.  No decision reads the note's prose. */
 typedef enum {
 	ANALYSIS_NOT_RUN,        /* nothing to analyse: the kernel did not build or never ran     */
 	ANALYSIS_SKIPPED,        /* --no-analysis                                               */
@@ -179,7 +181,7 @@ typedef struct check_analysis {
  * warp split over two rows of a tile (TILE=16: two 64-byte runs) and for lesson 1's load of
  * A, two rows' words per warp (2 sectors where 1.1 would do); an access whose lanes stride
  * over rows needs 16-32 sectors per request, 3-8x its ideal.  The criterion `coalesced`
- * (criteria.c) and the report's marks (report.c) use it.  GUIDE.md "coalesced". */
+ * (criteria_an.c) and the report's marks (report_text.c, report_json.c) use it.  GUIDE.md "coalesced". */
 #define CHECK_COALESCE_MARGIN 2.0
 /* ... and by at least this many sectors per request: a load whose warp reads a few broadcast
  * words (a flat index whose warp spans 3 rows of A: 3 sectors where 1.2 would do) is not the
@@ -215,7 +217,7 @@ typedef struct check_cause {
 	int nexplains;            /* the criteria it explains (their caused_by is crit)          */
 } check_cause;
 
-/* The kernel through one occupancy profile (occ.h), computed by check.c for the report. */
+/* The kernel through one occupancy profile (occ.h), computed by check_view.c for the report. */
 typedef struct check_occ {
 	const char *profile;      /* "nvidia-sm90" (static)                                     */
 	int fits;                 /* it launches: groups_per_cu and occupancy are set            */
@@ -320,11 +322,11 @@ typedef struct check_report {
 	int exit_code;            /* 0 pass, 1 fail, 2 the grader could not run */
 	char grader_error[400];
 	char confine_note[200];   /* what of the sandbox this kernel lacks (confine.h), "" if none */
-	/* control runs (check.c): the lesson's solution through a stage that ran out of time or
+	/* control runs (check_prep.c, check_dev.c, check_an.c): the lesson's solution through a stage that ran out of time or
 	 * memory, under the same limits: 1 it went through (the kernel is at fault), -1 it did
 	 * not (the environment is), 0 not needed */
 	int control_build, control_analysis;
-	char pocl_note[600];      /* PoCL miscompiled the kernel; the runs are workitemrepl's (check.c) */
+	char pocl_note[600];      /* PoCL miscompiled the kernel; the runs are workitemrepl's (check_dev.c) */
 	cJSON *model[CHECK_MODEL_RUNS]; /* the model runs' trace summaries, NULL where none       */
 	int model_tile[CHECK_MODEL_RUNS]; /* ... the TILE each ran at (0: not run)               */
 	double model_s;           /* seconds the model runs took in the analysis child          */

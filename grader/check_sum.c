@@ -122,7 +122,7 @@ static void lane_picture(cJSON *site, check_site *w)
  * the report proposes is padding (an even lane stride, and a kind whose __local arrays are
  * 2-D tiles: pads), the same warp after it ("padded":
  * the stride, the padded row, each lane's bank and the n-way there).  Added to the site's
- * worst_lanes, so the JSON carries them (report.c copies worst_lanes). */
+ * worst_lanes, so the JSON carries them (report_json.c copies worst_lanes). */
 static void annotate_lanes(cJSON *site, int pads)
 {
 	cJSON *wl = cJSON_GetObjectItem(site, "worst_lanes"), *offs = cJSON_GetObjectItem(wl, "offsets");
@@ -191,7 +191,7 @@ static void summarize_sites(cJSON *summary, const char *profile, check_analysis 
 		an->worst.stride = lane_stride(s);
 		lane_picture(s, &an->worst);
 	}
-	if (worst)      /* the report marks the site it draws as the worst (report.c, html.c) */
+	if (worst)      /* the report marks the site it draws as the worst (report_text.c, html.c) */
 		cJSON_AddTrueToObject(worst, "worst");
 	/* the first conflict-free access to the worst site's variable, in the same run (TILE) */
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(summary, "local_sites")) {

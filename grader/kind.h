@@ -4,8 +4,8 @@
  * grader/kind_<name>.c that fills one `kind` table: the inputs for a size and seed, the CPU
  * reference and its error bound, the NDRange geometry and scalar kernel arguments, the work
  * and traffic units the report prints, the diagnosis of a wrong result, and the sizes to check,
- * time and analyse.  The orchestration (check.c), runner (clrun.c), criteria (criteria.c) and
- * report (report.c) only call through this table: none of them switches on the kind.
+ * time and analyse.  The orchestration (check*.c), runner (clrun.c), criteria (criteria*.c) and
+ * report (report*.c) only call through this table: none of them switches on the kind.
  *
  * A new lesson of an existing kind is one registry row (lesson.c) plus its content; a new kind
  * is one more kind_<name>.c and its `extern` below.  GUIDE.md "Adding a lesson" lists the files.

@@ -42,7 +42,7 @@ static const char *cell(char *buf, size_t len, const char *s)
 	return buf;
 }
 
-/* The lane -> bank picture of one warp of the worst site (check.c drew it): "." for a lane
+/* The lane -> bank picture of one warp of the worst site (check_sum.c drew it): "." for a lane
  * that does not take part, then what the busiest bank serves (distinct words one after
  * another; lanes sharing a word get it in one broadcast). */
 static void text_lanes(FILE *f, const check_site *w, int sweep)
