@@ -6,7 +6,7 @@
 #include "occ.h"
 #include "tilechoice.h"
 
-_Static_assert((int)CHECK_VIEW_PROFILES == (int)TILE_NPROFILES, "a view row per judged profile");
+_Static_assert((int)CHECK_VIEW_PROFILES == (int)TILE_NPROFILES, "one view entry per judged profile");
 
 static check_occ occ_row(const occ_profile *p, const occ_input *in, int regs_used)
 {
