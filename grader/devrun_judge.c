@@ -2,13 +2,10 @@
  * sizes the run child follows), the inputs staged into the page, the probe's builds taken
  * into the check, and the judgement of the bytes the run child handed back (references,
  * guard zones, unchanged inputs, medians of the timed samples).  See devrun.h. */
-#include <dlfcn.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
@@ -17,7 +14,6 @@
 #include "localmem.h"
 #include "ref.h"
 #include "sandbox.h"
-
 
 /* ---- the parent: plan and judgement --------------------------------------------------- */
 

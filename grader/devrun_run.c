@@ -2,9 +2,7 @@
  * correctness runs, the timed runs against the baseline, the TILE sweep, the local-size
  * experiment) and hands back raw buffers and samples in the shared page; nothing it says is
  * believed (devrun.h).  A kernel that writes past its guard zones is reported as a compromise. */
-#include <dlfcn.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +15,6 @@
 #include "localmem.h"
 #include "ref.h"
 #include "sandbox.h"
-
 
 /* ---- the run child: launches, hands back bytes ------------------------------------------ */
 

@@ -269,7 +269,6 @@ int ptrcheck_start(ptrcheck_run *r, const char *clang_path, const char *text,
 	return 0;
 }
 
-
 ptrcheck_result ptrcheck_finish(ptrcheck_run *r, const char *kernel_path, const char *source,
                                 char *msg, size_t msglen)
 {

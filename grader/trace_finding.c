@@ -204,7 +204,6 @@ trace_message(trace *t, trace_msg_type type, const char *text)
 	pthread_mutex_unlock(&t->lock);
 }
 
-
 static const char *type_names[] = { "debug", "info", "warning", "error" };
 
 /* Findings by place, so that the report does not depend on thread timing. */
