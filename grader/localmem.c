@@ -132,7 +132,7 @@ static long long dimensions(reader *r, const tok *t, int n, int *at, long long e
 	while (i < n && is(&t[i], "[")) {
 		int end = closing(t, n, i), unknown = 0, failed = r->failed;
 		long long d = lmem_eval_tokens(r, t + i + 1, end - i - 1, 0, &unknown);
-		r->failed = failed;          /* decided below, once it is known to be read */
+		r->failed = failed;          /* declaration decides, once it is read */
 		if (bytes > 0 && (unknown || end >= n || d <= 0 ||
 		                  __builtin_mul_overflow(bytes, d, &bytes))) {
 			snprintf(why, whylen, "the dimension [%.*s] of %.*s is not a constant it "

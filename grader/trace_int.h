@@ -1,6 +1,7 @@
 /* trace_int.h — what the files of the tracer's analysis share (trace.c, trace_price.c,
- * trace_finding.c, trace_summary.c): the per-run state, the per-thread worker and its sites,
- * report rows and buffered accesses.  Private to those files: the API is trace.h. */
+ * trace_finding.c, trace_summary.c; trace_merge.c and trace_skip.c need none of it): the
+ * per-run state, the per-thread worker and its sites, report rows and buffered accesses.
+ * Private to those files: the API is trace.h. */
 #ifndef TRACE_INT_H
 #define TRACE_INT_H
 
@@ -180,12 +181,13 @@ add_name(cJSON *o, const char *key, const char *name)
 }
 
 /* trace.c: the variable holding addr in space, -1 when none; addr's offset in variable var
- * (the address itself, masked, when var is -1); var's name, NULL when unknown. */
+ * (addr masked when var is -1 or below it); var's name, NULL when unknown. */
 int trace_var_of(const trace *t, trace_space space, uint64_t addr);
 uint64_t trace_offset_in(const trace *t, int var, uint64_t addr);
 const char *trace_var_name(const trace *t, int var);
 /* trace.c: is e the report row of (space, kind, var, line, column)? */
-int trace_same_row(const entry *e, trace_space space, trace_kind kind, int var, int line, int column);
+int trace_same_row(const entry *e, trace_space space, trace_kind kind, int var, int line,
+                   int column);
 
 /* trace_price.c: price every access the worker buffered since the last barrier (bank
  * conflicts of __local rows, sectors and lines of __global rows), then restart its counts. */
