@@ -251,8 +251,6 @@ static int join(int a, int b)
 	return O_UNKNOWN;
 }
 
-int ptr_origin(walk *w, const cJSON *e, int depth);
-
 /* The object an lvalue lies in. */
 static int object(walk *w, const cJSON *e, int depth)
 {
