@@ -2,7 +2,7 @@
  * in nothing.  On PoCL a kernel is native code that can rewrite its whole process; rather than
  * write such a kernel for every family (the pointer tricks that did it are now refused at
  * build), the run child is told to behave as a taken-over one would (CLGRADE_TEST_COMPROMISE,
- * devrun.c): it forges its whole result page, forges right answers for a wrong kernel, leaves
+ * devrun_run.c): it forges its whole result page, forges right answers for a wrong kernel, leaves
  * a grandchild that tries to leave the process group, or claims its work done and spins.  The
  * verdicts must not move, the limits must hold, and nothing may outlive the check.  Real
  * build/clgrade, real PoCL and Oclgrind. */
