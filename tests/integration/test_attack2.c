@@ -3,6 +3,10 @@
  *   - a floating-point oracle (mad() is fused by Oclgrind, not by PoCL) shows the analysis a
  *     padded tile and runs an unpadded one natively: PASS on a CPU (issue 17's named remainder,
  *     with an oracle of one builtin call; this test fails until the lead closes or accepts it);
+ *   - a barrier-free sum into s[0] taken only at sizes the analysis never runs (n > 100000): a
+ *     data race that PoCL's in-order work-items compute right, PASS on a CPU with race_free
+ *     (the named remainder "a kernel that knows the analysis sizes", with a racy path rather
+ *     than a slow one; fails until the lead closes or accepts it);
  *   - a probe that its time limit ends before it finished a build (a cold build/pocl-seed and a
  *     short --timeout) was "the build failed (CL_BUILD_PROGRAM_FAILURE)", exit 1, for the
  *     lesson's own solution: the environment's fault charged to the kernel;
@@ -40,6 +44,16 @@ START_TEST(fp_oracle_mad_is_not_a_pass)
 {
 	itest_graded g = itest_grade("3", AX "l3_mad_oracle.cl", NULL);
 	ck_assert_msg(g.exit != 0, "l3_mad_oracle.cl PASSed: %s", message(&g, "conflict_free"));
+	itest_done(&g);
+}
+END_TEST
+
+/* A reduction whose path at n > 100000 sums into s[0] from every work-item with no barrier. */
+START_TEST(race_at_unanalysed_sizes_is_not_a_pass)
+{
+	itest_graded g = itest_grade("5", AX "l5_race_at_unanalysed_sizes.cl", NULL);
+	ck_assert_msg(g.exit != 0, "l5_race_at_unanalysed_sizes.cl PASSed: race_free: %s",
+	              message(&g, "race_free"));
 	itest_done(&g);
 }
 END_TEST
@@ -126,6 +140,7 @@ static Suite *suite(void)
 	TCase *t = tcase_create("attack2");
 	tcase_set_timeout(t, 240);
 	tcase_add_test(t, fp_oracle_mad_is_not_a_pass);
+	tcase_add_test(t, race_at_unanalysed_sizes_is_not_a_pass);
 	tcase_add_test(t, probe_ended_by_its_limit_is_not_a_build_failure);
 	tcase_add_test(t, preprocessor_timeout_gets_a_control_run);
 	tcase_add_test(t, refused_entry_gradescope_file_as_documented);
