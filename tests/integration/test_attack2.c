@@ -82,12 +82,12 @@ START_TEST(probe_ended_by_its_limit_is_not_a_build_failure)
 	snprintf(env, sizeof env, "CLGRADE_ROOT=%s", root);
 	itest_graded g = itest_grade_fresh(env, "1", "kernels/solutions/01-naive-matmul.cl",
 	                                   "--timeout 0.6 --no-analysis");
+	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
+	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_msg(strcmp(status(&g, "builds"), "fail") != 0, "the solution failed builds: %s",
 	              message(&g, "builds"));
 	ck_assert_msg(g.exit != 1, "exit 1 for the solution: %s", message(&g, "builds"));
 	itest_done(&g);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
-	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -117,6 +117,8 @@ START_TEST(refused_entry_gradescope_file_as_documented)
 	ck_assert_int_eq(system(cmd) == -1, 0);
 	snprintf(cmd, sizeof cmd, "%s/out/gradescope/b.json", dir);
 	char *s = itest_slurp(cmd);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);   /* before any assertion can end the test */
+	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_ptr_nonnull(s);
 	cJSON *j = cJSON_Parse(s);
 	ck_assert_ptr_nonnull(j);
@@ -129,8 +131,6 @@ START_TEST(refused_entry_gradescope_file_as_documented)
 	ck_assert_msg(out && strncmp(out, "not graded: ", 12) == 0, "output: %s", out);
 	cJSON_Delete(j);
 	free(s);
-	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
