@@ -158,6 +158,19 @@ static int grade_one(const batch *b, const submission *s)
 	check_report rep;
 	char gpath[4400];
 	int rc = check_lesson(&o, &rep);
+	if (rc == 2 && !rep.source_hash[0] && rep.grader_error[0]) {
+		/* nothing was read (a second name, a path swapped after the listing): an error row,
+		 * as for the entries discover() turned down, never "the grader could not run" */
+		char why[sizeof rep.grader_error + sizeof s->rel];
+		size_t n = strlen(s->path);   /* named as in the table, never by the grader's DIR */
+		if (strncmp(rep.grader_error, s->path, n) == 0)
+			snprintf(why, sizeof why, "%s%s", s->rel, rep.grader_error + n);
+		else
+			snprintf(why, sizeof why, "%s", rep.grader_error);
+		check_free(&rep);
+		write_error(b, s, why);
+		return 2;
+	}
 	cJSON *j = report_json(&rep), *gs = report_gradescope(&rep);
 	batch_report_path(b, s, "gradescope/", gpath, sizeof gpath);
 	report_write(gs, gpath);

@@ -93,9 +93,11 @@ static void eval_builds(const check_opts *o, const char *source, check_report *r
 		    "the kernel did not build within the grader's limits (the child %s), though the "
 		    "lesson's reference solution builds under the same limits", rep->run_end);
 	} else if (!ch->built && rep->child_timed_out) {
-		/* a build gets twice --timeout: one that takes longer is a grader that is overloaded */
-		crit_set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within twice its "
-		    "--timeout of %g s (the child %s): the machine may be overloaded; raise --timeout",
+		/* the probe gets --timeout S for the lesson's build and S/2 for each further TILE's
+		 * (check_dev.c): one that takes longer is a grader that is overloaded */
+		crit_set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within its "
+		    "time limit (--timeout %g s; the child %s): the machine may be overloaded; raise "
+		    "--timeout",
 		    o->timeout_s, rep->run_end);
 		rep->grader_failed = 1;
 	} else if (!ch->built && o->mem_bytes && rep->child_crashed) {

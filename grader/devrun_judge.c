@@ -145,8 +145,10 @@ void devrun_take_probe(const devrun_probe *pr, const devrun_src *src, const char
 		take_build(&pr->b[i], i, refused, source, o, declared_at, ch);
 	for (int t = 0; l->tiles[0] && t < LESSON_MAX_TILES && l->tiles[t]; t++)
 		ch->ntiles = t + 1;
-	const devrun_build *b0 = n ? &pr->b[0] : NULL;
-	ch->build_err = b0 ? b0->err : CL_BUILD_PROGRAM_FAILURE;
+	/* a build the probe did not finish (its time limit ended it first, or before it began) is
+	 * no compiler's verdict: neither built nor failed, so the time limit's branch judges it */
+	const devrun_build *b0 = n && pr->b[0].finished ? &pr->b[0] : NULL;
+	ch->build_err = b0 ? b0->err : 0;
 	ch->built = b0 && (b0->err == CL_SUCCESS || b0->err == CL_INVALID_KERNEL_NAME);
 	if (!b0 || !b0->kernel_found)
 		return;
