@@ -139,25 +139,36 @@ static const check_run *first_launch_error(const check_child *ch)
 	return NULL;
 }
 
+/* What to look for when the runs timed out: an endless loop, a skipped barrier (when the
+ * kernel has one), or work that grows too fast (the kind's words); into buf. */
+static const char *timeout_try(const check_opts *o, const char *source, char *buf, size_t len)
+{
+	if (diag_has_barrier(source))
+		snprintf(buf, len, "look for a loop whose bound or index never changes for some "
+		         "work-item, a barrier inside a branch that not every work-item takes, or far "
+		         "more work than the lesson needs (%s)", lesson_say(o->l, KS_WORK_GROWS));
+	else
+		snprintf(buf, len, "look for a loop whose bound or index never changes for some "
+		         "work-item (a loop on a value the kernel never updates, or a counter stepping "
+		         "the wrong way), or far more work than the lesson needs (a loop nest deeper "
+		         "than the lesson's, or a stride that revisits elements: the sizes checked "
+		         "grow large)");
+	return buf;
+}
+
 static void eval_runs(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_RUNS);
 	const check_child *ch = &rep->child;
 	const check_run *bad = first_launch_error(ch);
-	char crash_try[400];
+	char crash_try[400], slow_try[400];
 	snprintf(crash_try, sizeof crash_try, "a crash of the host after a kernel ran is almost "
 	         "always an access outside a buffer (a write that corrupted the host's memory, or a "
 	         "read far past the end): guard every load and store (%s)",
 	         lesson_say(o->l, KS_GUARD));
 	if (rep->child_timed_out)
-		set(c, CRIT_FAIL, diag_has_barrier(source) ? "look for a loop whose bound or index "
-		    "never changes for some work-item, a barrier inside a branch that not every "
-		    "work-item takes, or far more work than the lesson needs (a loop nest deeper than "
-		    "the lesson's: the sizes grow to hundreds)" : "look for a loop whose bound or index "
-		    "never changes for some work-item (a loop on a value the kernel never updates, or a "
-		    "counter stepping the wrong way), or far more work than the lesson needs (a loop "
-		    "nest deeper than the lesson's, or a stride that revisits elements: the sizes "
-		    "checked grow large)", "%s", rep->run_end);
+		set(c, CRIT_FAIL, timeout_try(o, source, slow_try, sizeof slow_try), "%s",
+		    rep->run_end);
 	else if (rep->child_crashed)
 		set(c, CRIT_FAIL, crash_try, "%s", rep->run_end);
 	else if (ch->over_budget)
@@ -316,15 +327,35 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		    maxerr);
 }
 
-static void eval_memory(const check_opts *o, check_report *rep)
+/* The first out-of-bounds access Oclgrind found runs under `if (cond)` with no `<=` in it:
+ * the guard stands, the index is what steps out.  Its try into buf; 0 when that is not so. */
+static int index_past_guard(const check_opts *o, const char *source, const check_report *rep,
+                            char *buf, size_t len)
+{
+	char cond[160];
+	int cl;
+	if (!source || !rep->an.nfind[FIND_OUT_OF_BOUNDS])
+		return 0;
+	int line = rep->an.find[FIND_OUT_OF_BOUNDS][0].line;
+	if (line <= 0 || !trace_guard_condition(source, line, cond, sizeof cond, &cl) ||
+	    strstr(cond, "<="))
+		return 0;
+	snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches past "
+	         "the end: the index, not the guard, is wrong -- %s", line, cond, cl,
+	         lesson_say(o->l, KS_INDEX_TRY));
+	return 1;
+}
+
+static void eval_memory(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_MEMORY_SAFE);
 	const check_child *ch = &rep->child;
 	char found[500];
 	char try_[400];
-	snprintf(try_, sizeof try_, "guard every global access with the real size (%s): the "
-	         "global size is rounded up to a multiple of the work-group",
-	         lesson_say(o->l, KS_GUARD));
+	if (!index_past_guard(o, source, rep, try_, sizeof try_))
+		snprintf(try_, sizeof try_, "guard every global access with the real size (%s): the "
+		         "global size is rounded up to a multiple of the work-group",
+		         lesson_say(o->l, KS_GUARD));
 	for (int i = 0; i < ch->nruns; i++)
 		if (ch->runs[i].violations) {
 			set(c, CRIT_FAIL, try_, "%s at %s", ch->runs[i].guard_msg,
@@ -333,7 +364,8 @@ static void eval_memory(const check_opts *o, check_report *rep)
 		}
 	if (analysis_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
 		char try_[400], why[1];
-		snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
+		if (!index_past_guard(o, source, rep, try_, sizeof try_))
+			snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
 		for (int i = 0; i < ch->nruns; i++)
 			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */
 				diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, why, 0,
@@ -758,7 +790,7 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	if (built) {
 		eval_runs(o, source, rep);
 		eval_correct(o, source, rep);
-		eval_memory(o, rep);
+		eval_memory(o, source, rep);
 		if (check_crit_find(rep, CRIT_RACE_FREE))
 			eval_races(o, source, rep);
 		if (check_crit_find(rep, CRIT_USES_LOCAL))
