@@ -123,9 +123,10 @@ static void finish(const ref_problem *p, const float *got, double *result)
 	result[0] = s;
 }
 
-/* What the missing amount matches: the tail past the last multiple of TILE (only when a full
- * group exists: below one group, a missing tail is every element, no pattern); at n = 1, a
- * value lost inside the one group (its load cannot miss); else elements missing or twice. */
+/* What the missing amount matches: the tail past the last multiple of TILE (when a full group
+ * exists); below one group a sum of 0, which a load stopping early and a tree losing the value
+ * both give (so both are named); at n = 1 a wrong non-zero sum, changed inside the group (its
+ * one load cannot be partly wrong); else elements missing or counted twice. */
 static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
 {
 	double total, a, tail = 0;
@@ -143,9 +144,16 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 		         n - full, full, n, p->tile);
 		return 1;
 	}
+	if (full == 0 && fabs(total) > b && fabs(got_sum) <= b) {
+		snprintf(buf, len, "the sum misses all %d elements (n=%d, less than one group of %d): "
+		         "none reached partial[0] -- either the load stops before n (at the last full "
+		         "group, say) or a tree step loses the value (follow s[0] through the steps by "
+		         "hand: each must keep its value and gain its partner's)", n, n, p->tile);
+		return 1;
+	}
 	if (n == 1 && fabs(got_sum - total) > b) {
 		snprintf(buf, len, "at n=1 work-item 0 loads the only element (%.7g), yet the "
-		         "partial sums add up to %.7g: the value is lost inside the group, between "
+		         "partial sums add up to %.7g: the value is changed inside the group, between "
 		         "the load and partial[0] -- follow s[0] through the tree steps by hand: each "
 		         "must keep its value and gain its partner's", total, got_sum);
 		return 1;
