@@ -138,25 +138,36 @@ static const check_run *first_launch_error(const check_child *ch)
 	return NULL;
 }
 
+/* What to look for when the runs timed out: an endless loop, a skipped barrier (when the
+ * kernel has one), or work that grows too fast (the kind's words); into buf. */
+static const char *timeout_try(const check_opts *o, const char *source, char *buf, size_t len)
+{
+	if (diag_has_barrier(source))
+		snprintf(buf, len, "look for a loop whose bound or index never changes for some "
+		         "work-item, a barrier inside a branch that not every work-item takes, or far "
+		         "more work than the lesson needs (%s)", lesson_say(o->l, KS_WORK_GROWS));
+	else
+		snprintf(buf, len, "look for a loop whose bound or index never changes for some "
+		         "work-item (a loop on a value the kernel never updates, or a counter stepping "
+		         "the wrong way), or far more work than the lesson needs (a loop nest deeper "
+		         "than the lesson's, or a stride that revisits elements: the sizes checked "
+		         "grow large)");
+	return buf;
+}
+
 static void eval_runs(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_RUNS);
 	const check_child *ch = &rep->child;
 	const check_run *bad = first_launch_error(ch);
-	char crash_try[400];
+	char crash_try[400], slow_try[400];
 	snprintf(crash_try, sizeof crash_try, "a crash of the host after a kernel ran is almost "
 	         "always an access outside a buffer (a write that corrupted the host's memory, or a "
 	         "read far past the end): guard every load and store (%s)",
 	         lesson_say(o->l, KS_GUARD));
 	if (rep->child_timed_out)
-		crit_set(c, CRIT_FAIL, diag_has_barrier(source) ? "look for a loop whose bound or index "
-		    "never changes for some work-item, a barrier inside a branch that not every "
-		    "work-item takes, or far more work than the lesson needs (a loop nest deeper than "
-		    "the lesson's: the sizes grow to hundreds)" : "look for a loop whose bound or index "
-		    "never changes for some work-item (a loop on a value the kernel never updates, or a "
-		    "counter stepping the wrong way), or far more work than the lesson needs (a loop "
-		    "nest deeper than the lesson's, or a stride that revisits elements: the sizes "
-		    "checked grow large)", "%s", rep->run_end);
+		crit_set(c, CRIT_FAIL, timeout_try(o, source, slow_try, sizeof slow_try), "%s",
+		    rep->run_end);
 	else if (rep->child_crashed)
 		crit_set(c, CRIT_FAIL, crash_try, "%s", rep->run_end);
 	else if (ch->over_budget)
@@ -427,7 +438,7 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	if (built) {
 		eval_runs(o, source, rep);
 		eval_correct(o, source, rep);
-		crit_memory(o, rep);
+		crit_memory(o, source, rep);
 		if (check_crit_find(rep, CRIT_RACE_FREE))
 			crit_races(o, source, rep);
 		if (check_crit_find(rep, CRIT_USES_LOCAL))

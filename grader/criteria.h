@@ -27,7 +27,7 @@ void crit_set(check_crit *c, check_status st, const char *try_, const char *fmt,
 int crit_findings(const check_report *rep, check_find_kind k1, int k2, char *buf, size_t len);
 
 /* The analysis' criteria (criteria_an.c), each setting its own check_crit of rep. */
-void crit_memory(const check_opts *o, check_report *rep);
+void crit_memory(const check_opts *o, const char *source, check_report *rep);
 void crit_races(const check_opts *o, const char *source, check_report *rep);
 void crit_local(const check_opts *o, check_report *rep);
 void crit_conflicts(const check_opts *o, check_report *rep);

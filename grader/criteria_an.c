@@ -8,15 +8,35 @@
 #include "criteria.h"
 #include "trace.h"
 
-void crit_memory(const check_opts *o, check_report *rep)
+/* The first out-of-bounds access Oclgrind found runs under `if (cond)` with no `<=` in it:
+ * the guard stands, the index is what steps out.  Its try into buf; 0 when that is not so. */
+static int index_past_guard(const check_opts *o, const char *source, const check_report *rep,
+                            char *buf, size_t len)
+{
+	char cond[160];
+	int cl;
+	if (!source || !rep->an.nfind[FIND_OUT_OF_BOUNDS])
+		return 0;
+	int line = rep->an.find[FIND_OUT_OF_BOUNDS][0].line;
+	if (line <= 0 || !trace_guard_condition(source, line, cond, sizeof cond, &cl) ||
+	    strstr(cond, "<="))
+		return 0;
+	snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches past "
+	         "the end: the index, not the guard, is wrong -- %s", line, cond, cl,
+	         lesson_say(o->l, KS_INDEX_TRY));
+	return 1;
+}
+
+void crit_memory(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_MEMORY_SAFE);
 	const check_child *ch = &rep->child;
 	char found[500];
 	char try_[400];
-	snprintf(try_, sizeof try_, "guard every global access with the real size (%s): the "
-	         "global size is rounded up to a multiple of the work-group",
-	         lesson_say(o->l, KS_GUARD));
+	if (!index_past_guard(o, source, rep, try_, sizeof try_))
+		snprintf(try_, sizeof try_, "guard every global access with the real size (%s): the "
+		         "global size is rounded up to a multiple of the work-group",
+		         lesson_say(o->l, KS_GUARD));
 	for (int i = 0; i < ch->nruns; i++)
 		if (ch->runs[i].violations) {
 			crit_set(c, CRIT_FAIL, try_, "%s at %s", ch->runs[i].guard_msg,
@@ -25,7 +45,8 @@ void crit_memory(const check_opts *o, check_report *rep)
 		}
 	if (crit_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
 		char try_[400], why[1];
-		snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
+		if (!index_past_guard(o, source, rep, try_, sizeof try_))
+			snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
 		for (int i = 0; i < ch->nruns; i++)
 			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */
 				diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, why, 0,

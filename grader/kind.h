@@ -38,6 +38,8 @@ typedef enum kind_say_id {
 	KS_LOCAL_TRY,      /* how to use __local memory at all (uses_local_memory)               */
 	KS_OOB_TRY,        /* an out-of-bounds or uninitialised access Oclgrind found            */
 	KS_SPEED_TRY,      /* what to look at when the measured speedup is under the bar        */
+	KS_WORK_GROWS,     /* far more work than the lesson needs, as the checked sizes grow    */
+	KS_INDEX_TRY,      /* an access under an if that still runs past its buffer: the index */
 	KS_COUNT
 } kind_say_id;
 

@@ -194,3 +194,48 @@ trace_skip_condition(const char *source, int barrier_line, char *cond, size_t le
 	}
 	return 0;
 }
+
+/* Does s[from, to) hold code (anything but blanks and braces) on line `line`? */
+static int
+code_on_line(const char *s, size_t from, size_t to, int line)
+{
+	int l = line_of(s, from);
+	for (size_t i = from; i < to && l <= line; i++) {
+		if (s[i] == '\n')
+			l++;
+		else if (l == line && !strchr(" \t\r{}", s[i]))
+			return 1;
+	}
+	return 0;
+}
+
+int
+trace_guard_condition(const char *source, int line, char *cond, size_t len, int *cond_line)
+{
+	char c[160];
+	size_t inner = 0;
+	int found = 0;
+	char *s = code_only(source);
+
+	cond[0] = '\0';
+	*cond_line = 0;
+	for (size_t i = 0; s[i]; i++) {
+		if (!word_at(s, i, "if"))
+			continue;
+		size_t j = i + 2;
+		while (s[j] == ' ' || s[j] == '\n' || s[j] == '\t' || s[j] == '\r')
+			j++;
+		if (s[j] != '(')
+			continue;
+		j = paren_text(s, j, c, sizeof c);
+		size_t end = statement_end(s, j);
+		if (code_on_line(s, j, end, line) && (!found || i > inner)) {
+			snprintf(cond, len, "%s", c);
+			*cond_line = line_of(s, i);
+			inner = i;
+			found = 1;
+		}
+	}
+	free(s);
+	return found;
+}
