@@ -1,6 +1,8 @@
-/* trace_skip.c — why some work-items skip a barrier: the student's source scanned for the
- * innermost if around a barrier call, or an early return before it, so that a finding of
- * divergent barriers can name the condition.  Text only, no Oclgrind (see trace.h). */
+/* trace_skip.c — why some work-items skip a barrier, and which if guards an access: the
+ * student's source scanned for the innermost if around a barrier call (or an early return
+ * before it), so that a finding of divergent barriers can name the condition, and for the
+ * innermost if around any line, so that an access running past its buffer under a guard is
+ * blamed on its index.  Text only, no Oclgrind (see trace.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
