@@ -77,7 +77,7 @@ typedef struct check_local {
 
 enum { CHECK_MAX_LOCALS = 3 };
 
-/* The device run as the parent judged it (devrun.c): the probe's facts and the parent's own
+/* The device run as the parent judged it (devrun_judge.c): the probe's facts and the parent's own
  * comparison of the bytes the run child handed back.  Nothing in it is the run child's word. */
 typedef struct check_child {
 	char stage[160];          /* what the run child was doing last (the parent's words for its slot) */
@@ -177,7 +177,7 @@ typedef struct check_analysis {
 } check_analysis;
 
 /* A global load or store is coalesced when its 32-byte sectors per warp request are within
- * this factor of its ideal (trace.c: the same bytes laid end to end).  2x leaves room for a
+ * this factor of its ideal (trace_price.c: the same bytes laid end to end).  2x leaves room for a
  * warp split over two rows of a tile (TILE=16: two 64-byte runs) and for lesson 1's load of
  * A, two rows' words per warp (2 sectors where 1.1 would do); an access whose lanes stride
  * over rows needs 16-32 sectors per request, 3-8x its ideal.  The criterion `coalesced`

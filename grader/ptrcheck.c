@@ -304,7 +304,7 @@ ptrcheck_result ptrcheck_finish(ptrcheck_run *r, const char *kernel_path, const 
 	} else {
 		/* a crash, a timeout, a file-size limit: the kernel is not known to be clean, and
 		 * whether that is its fault or the limits' is for a control run on the lesson's
-		 * solution to tell (check.c): never a pass either way */
+		 * solution to tell (check_prep.c): never a pass either way */
 		snprintf(msg, msglen, "%s: error: clang %s while the grader checked the kernel for "
 		         "pointer tricks, so the kernel cannot be accepted\n", kernel_path, st.what);
 		res = PTRCHECK_ERROR;

@@ -379,7 +379,7 @@ trace_copy_bytes(trace *t, trace_space space, int is_store, uint64_t bytes)
  * which work-items run does not matter): what it does (load or store), which work-item of the
  * group, which variable (by name) and where in it, and its size.  Two builds of one kernel
  * that access the same memory the same way have the same sums: the unoptimised analysis is
- * trusted for its lines only then (check.c, sites_unoptimised). */
+ * trusted for its lines only then (check_an.c, sites_unoptimised). */
 static uint64_t
 access_mix(const trace *t, const trace_access *a, int var)
 {
