@@ -28,6 +28,14 @@ case $jobs in '' | *[!0-9]* | 0) echo "run.sh: -j takes a number of jobs, not '$
 
 out=$(mktemp -d "${TMPDIR:-/tmp}/clgrade-run-XXXXXX") || exit 2
 times=${TEST_TIMES:-$(dirname "$1")/.times}
+# One cache of graded reports for every integration binary of this run (itest.h): a kernel
+# that several binaries grade with the same options is graded once.  ITEST_CACHE= (empty)
+# turns it off; a folder given is used as it is.
+if [ -z "${ITEST_CACHE+set}" ]; then
+	ITEST_CACHE=$out/itcache
+	mkdir "$ITEST_CACHE" || exit 2
+	export ITEST_CACHE
+fi
 pids=""
 cleanup() {
 	# shellcheck disable=SC2086
