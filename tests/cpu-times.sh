@@ -12,6 +12,7 @@
 # the binaries ask for is logged in OUTDIR/gradings (itest.h, ITEST_LOG: binary, CPU s, wall
 # s, run or hit, what); sort -t"$(printf '\t')" -k2,2gr OUTDIR/gradings lists the costly ones.
 # ITEST_CACHE=DIR shares one cache of gradings among the binaries, as tests/run.sh does.
+# A BINARY may be an absolute path (e.g. a copy of the binaries of an older commit).
 set -u
 cd "$(dirname "$0")/.." || exit 2
 out=${1:-build/cpu}
@@ -24,7 +25,8 @@ if [ $# -eq 0 ]; then
 		set -- "$@" "build/tests/$(basename "$f" .c)"
 	done
 fi
-cd build/pristine || { echo "cpu-times.sh: no build/pristine (run make test T=... once)" >&2; exit 2; }
+# PRISTINE=DIR: another tree made by tests/pristine.sh (a `make test` rebuilds build/pristine)
+cd "${PRISTINE:-build/pristine}" || { echo "cpu-times.sh: no build/pristine (run make test T=... once)" >&2; exit 2; }
 printf '%-28s %7s %7s %7s %7s %s\n' binary wall user sys cpu rc
 for t in "$@"; do
 	n=$(basename "$t")
