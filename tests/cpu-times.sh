@@ -25,6 +25,7 @@ if [ $# -eq 0 ]; then
 		set -- "$@" "build/tests/$(basename "$f" .c)"
 	done
 fi
+export CK_TIMEOUT_MULTIPLIER="${CK_TIMEOUT_MULTIPLIER:-3}"   # as tests/run.sh
 # PRISTINE=DIR: another tree made by tests/pristine.sh (a `make test` rebuilds build/pristine)
 cd "${PRISTINE:-build/pristine}" || { echo "cpu-times.sh: no build/pristine (run make test T=... once)" >&2; exit 2; }
 printf '%-28s %7s %7s %7s %7s %s\n' binary wall user sys cpu rc
