@@ -295,8 +295,9 @@ static void analysis_plan(const check_opts *o, check_report *rep)
 {
 	const lesson *l = o->l;
 	check_analysis_run *r = &rep->analyses[rep->nanalyses++];
-	lesson_size s = lesson_analysis_size_at(l, o->seed, l->tile, &r->lo, &r->hi);
-	r->rows = s.rows, r->cols = s.cols, r->tile = l->tile, r->banks_only = 0;
+	int at = lesson_analysis_tile(l);
+	lesson_size s = lesson_analysis_size_at(l, o->seed, at, &r->lo, &r->hi);
+	r->rows = s.rows, r->cols = s.cols, r->tile = at, r->banks_only = 0;
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
 		if (l->tiles[i] == l->tile || rep->nanalyses == CHECK_MAX_ANALYSES)
 			continue;
@@ -1091,7 +1092,7 @@ static int preprocess(const check_opts *o, const char *source, const char *tmp, 
 	char dir[4096];
 	const lesson *l = o->l;
 	lesson_path(l, "dir", dir, sizeof dir);
-	int tiles[PRE_MAX] = { l->tile }, n = 1;
+	int tiles[PRE_MAX] = { l->tile, lesson_analysis_tile(l) }, n = 1 + (tiles[1] != tiles[0]);
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
 		int seen = 0;
 		for (int k = 0; k < n; k++)

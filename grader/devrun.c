@@ -148,6 +148,15 @@ static cl_kernel build_baseline(clrun *cl, const lesson *l)
 
 /* ---- the probe child: builds, never launches ------------------------------------------- */
 
+/* Is TILE=t one the device builds the kernel at: the lesson's, or one of its sweep? */
+static int swept(const lesson *l, int t)
+{
+	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++)
+		if (l->tiles[i] == t)
+			return 1;
+	return t == l->tile;
+}
+
 int devrun_probe_main(void *arg)
 {
 	const devrun_ctx *x = arg;
@@ -159,6 +168,8 @@ int devrun_probe_main(void *arg)
 	pr->opened = 1;
 	pr->dev = cl.info;
 	for (int i = 0; i < s->npre && i < DEVRUN_MAX_BUILDS; i++) {
+		if (!swept(s->o->l, s->pre_tile[i]))
+			continue;             /* the analysis' own TILE (lesson.h analysis_tile) */
 		devrun_build *b = &pr->b[pr->nbuilds++];
 		if ((size_t)s->pre_tile[i] * s->pre_tile[i] > cl.info.max_wg && i > 0) {
 			b->tile = s->pre_tile[i], b->err = CL_INVALID_WORK_GROUP_SIZE, b->nargs = -1;

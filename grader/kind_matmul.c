@@ -1,6 +1,11 @@
 /* kind_matmul.c — the matmul kind (lessons 1, 2 and 4): C = A·B for square N x N row-major
  * matrices, a 2-D NDRange of TILE x TILE groups (dimension 0 walks columns).  The reference is
- * computed in double; the bound grows with the dot product's length. */
+ * computed in double; the bound grows with the dot product's length.
+ *
+ * Its register-blocked variant (kind_matmul_blocked, lesson 7) computes the same product with
+ * the same reference, bound and words, but each work-item of a TILE x TILE group computes a
+ * KIND_MATMUL_WPT x KIND_MATMUL_WPT block of C: a group covers (TILE * WPT)^2 elements, so the
+ * NDRange is N / WPT per dimension, rounded up to a whole group. */
 #include <math.h>
 #include <stdio.h>
 
@@ -173,5 +178,102 @@ const kind kind_matmul = {
 		[KS_SPEED_TRY] = "each element loaded into __local memory must be reused TILE times; "
 		                 "check that the tile loads are coalesced and the inner loop reads only "
 		                 "__local memory",
+	},
+};
+
+/* ---- lesson 7: register blocking ---- */
+
+enum { WPT = KIND_MATMUL_WPT };
+
+/* TILE x TILE work-items, each WPT x WPT elements of C: groups of (TILE * WPT)^2 elements. */
+static int geometry_blocked(const ref_problem *p, int tile, size_t global[3], size_t local[3])
+{
+	size_t block = (size_t)tile * WPT;
+	local[0] = local[1] = (size_t)tile;
+	global[0] = kind_round_up((size_t)p->cols, block) / WPT;
+	global[1] = kind_round_up((size_t)p->rows, block) / WPT;
+	return 2;
+}
+
+/* Tiles of a group's whole block, TILE * WPT wide, load 4 / (TILE * WPT) bytes per FLOP; a
+ * kernel that loads twice that still reuses too little of each element it loads. */
+static int token_local_blocked(const kind_traffic *t, char *msg, size_t len, const char **try_)
+{
+	double per_flop = t->global_per_unit, block = (double)t->tile * WPT;
+	if (per_flop <= 8.0 / block)
+		return 0;
+	*try_ = "stage the group's whole block: a tile of TILE * WPT rows of A and one of TILE * WPT "
+	        "columns of B per step of k, each element loaded from global memory once per group "
+	        "and then read by TILE work-items from __local memory";
+	snprintf(msg, len, "the kernel loads %.3f bytes from global memory per FLOP (the naive "
+	         "kernel: 4.000; lesson 2's tiles of TILE=%d: %.3f; tiles of the whole %d x %d block: "
+	         "%.3f): its tiles are too small to be reused across the group", per_flop, t->tile,
+	         4.0 / t->tile, (int)block, (int)block, 4.0 / block);
+	return 1;
+}
+
+const kind kind_matmul_blocked = {
+	.name = "matmul_blocked",
+	/* at TILE=8 (64 x 64 blocks): 17 no whole group; 100 one whole group and partial ones; 200 and
+	 * 256 several of each, and whole ones */
+	.sizes = { {1, 1}, {17, 17}, {100, 100}, {200, 200}, {256, 256} },
+	.time_size = {512, 512},
+	.time_size_gpu = {4096, 4096},
+	/* 2 x 2 groups of 64 x 64 at TILE=8, the last row and column partial, so the interior
+	 * group's loops run and edge work-items exist */
+	.analysis_lo = {65, 65}, .analysis_hi = {79, 79},
+	.model_size = {128, 128},
+	.args = { "A", "B", "C", "N", NULL },
+	.n_inputs = 2,
+	.shape = shape,
+	.reference = reference,
+	.bound = bound,
+	.element = element,
+	.pattern = pattern,
+	.geometry = geometry_blocked,
+	.scalars = scalars,
+	.group_size = kind_group_2d,
+	.rate_unit = "GFLOP/s",
+	.rate_key = "gflops",
+	.work = work,
+	.traffic_key = "bytes_loaded_per_flop",
+	.traffic_units = work,
+	.traffic_text = "  global bytes loaded per FLOP: %.3f (naive: 4.000; a block of TILE * WPT "
+	                "divides it by TILE * WPT)\n",
+	.token_local = token_local_blocked,
+	.cpu_speed_note = "a CPU has no register file of a GPU's size to hold 64 accumulators per "
+	                  "work-item, and its caches serve the tiles anyway: the predicted H200 time "
+	                  "judges the blocking instead",
+	.coalesce_try = "let consecutive work-items load consecutive elements (or float4s) of a row "
+	                "of A and of B when staging the tiles, and store C's rows the same way",
+	.dims = 2,
+	.tile_2d = 1,
+	.where = kind_where_2d,
+	.say = {
+		[KS_GUARD] = "if (row < N && col < N)",
+		[KS_EDGE] = "load or store outside the matrix: a work-item's block, or its group's "
+		            "tile, runs past the last row or column",
+		[KS_EDGE_TRY] = "guard each element of the work-item's block (row < N && col < N) when "
+		                "storing C, load 0 for a tile element past the edge, let the loop over k "
+		                "cover a partial last step, and use float4 loads only where all four "
+		                "elements are inside the matrix",
+		[KS_SIZE_TRY] = "use N everywhere, and let the loop over k cover a partial last step",
+		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach every barrier: keep "
+		                      "every work-item in the loop over k, load 0 outside the matrix, "
+		                      "and guard only the loads and the final stores",
+		[KS_STORE_OWN] = " (a WPT x WPT block per work-item: rows from get_group_id(1) and "
+		                 "get_local_id(1), columns from get_group_id(0) and get_local_id(0))",
+		[KS_SCALE] = "every element within its rounding bound (the scale: sum|a*b| over its "
+		             "dot product)",
+		[KS_PAD] = "pad each row of the tile by one float4 (tile[K][TILE * WPT + 4]) so that "
+		           "consecutive rows start in different banks",
+		[KS_SWIZZLE] = "XOR-swizzle the column (tile[r][c ^ r])",
+		[KS_EDGE_PART] = "rows or columns",
+		[KS_LOCAL_TRY] = "declare __local tiles of the group's whole block (a K x TILE * WPT "
+		                 "tile of A and one of B), load them cooperatively, barrier, then compute "
+		                 "the work-item's block from them",
+		[KS_SPEED_TRY] = "keep the work-item's WPT x WPT accumulators in registers (constant "
+		                 "indices after #pragma unroll), read each value of A and B from "
+		                 "__local memory once per step of k and use it WPT times",
 	},
 };
