@@ -27,6 +27,7 @@
 #include "occ.h"
 #include "localmem.h"
 #include "preproc.h"
+#include "regest.h"
 #include "sandbox.h"
 #include "tilechoice.h"
 #include "trace.h"
@@ -1627,6 +1628,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 	devrun_preload_join();
 	if (rc == 0) {
 		declared_bytes(o, source, &c);
+		rep->reg_estimate = regest_kernel(source, o->l->kernel, o->l->tile);
 		pocl_cache(tmp, cache, sizeof cache);
 		check_confinement *cc = malloc(sizeof *cc);
 		if (!cc || check_confine(o, tmp, cache, cc) != 0) {

@@ -116,6 +116,11 @@ static cl_kernel build_student(clrun *cl, const devrun_src *s, int tile, devrun_
 	const char *used = strstr(log, "Used ");
 	if (used && strstr(used, " registers"))
 		b->registers = atoi(used + 5);
+	const char *spill = strstr(log, " bytes spill stores"), *d = spill;   /* ", 64 bytes ..." */
+	while (d && d > log && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	if (d && d < spill)
+		b->spill_bytes = atoi(d);
 	if (k) {
 		b->kernel_found = 1;
 		clrun_kernel_info(cl, k, &b->local_runtime, &b->max_wg);
@@ -620,7 +625,7 @@ void devrun_take_probe(const devrun_probe *pr, const devrun_src *src, const char
 		const char *why = refused ? refused[i] : NULL;
 		int main_build = i == 0, fails = b->err != CL_SUCCESS;
 		if (b->registers > 0 && !ch->registers)
-			ch->registers = b->registers;
+			ch->registers = b->registers, ch->spill_bytes = b->spill_bytes;
 		/* the main build's log, unless a later TILE's build is the first to fail */
 		if (main_build || (fails && ch->build_errors == 0)) {
 			if (why) {

@@ -125,6 +125,9 @@ typedef struct kind {
 	const char *traffic_key;              /* JSON key of global bytes loaded per unit       */
 	double (*traffic_units)(int rows, int cols); /* the unit count at the analysis size   */
 	const char *traffic_text;             /* text line (printf of the per-unit value), or NULL */
+	/* FMAs the launch of rows x cols at TILE = tile performs, padding included (fmaload.h:
+	 * __local bytes loaded per FMA); NULL: the finding is not shown. */
+	double (*fma_count)(int rows, int cols, int tile);
 
 	/* ---- criteria ---- */
 	/* Given what the analysis measured (kind_traffic), is __local only a token (the kernel

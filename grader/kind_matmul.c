@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "fmaload.h"
 #include "kind.h"
 #include "ref.h"
 
@@ -195,20 +196,41 @@ static int geometry_blocked(const ref_problem *p, int tile, size_t global[3], si
 	return 2;
 }
 
+/* The FMAs of the launch: every group's whole block, over k rounded up to TILE. */
+static double fma_blocked(int rows, int cols, int tile)
+{
+	(void)cols;
+	double p = (double)kind_round_up((size_t)rows, (size_t)tile * WPT);
+	return p * p * (double)kind_round_up((size_t)rows, (size_t)tile);
+}
+
 /* Tiles of a group's whole block, TILE * WPT wide, load 4 / (TILE * WPT) bytes per FLOP; a
- * kernel that loads twice that still reuses too little of each element it loads. */
+ * kernel that loads twice that still reuses too little of each element it loads.  Which
+ * mistake it is, the __local bytes per FMA tell (fmaload.h): 8, lesson 2's, when the tiles
+ * are TILE x TILE and each FMA reads its two floats from them; little when values of the
+ * register block come from global memory instead. */
 static int token_local_blocked(const kind_traffic *t, char *msg, size_t len, const char **try_)
 {
 	double per_flop = t->global_per_unit, block = (double)t->tile * WPT;
+	double fmas = fma_blocked(t->rows, t->cols, t->tile);
+	double per_fma = fmas > 0 ? t->local_loaded / fmas : 0;
 	if (per_flop <= 8.0 / block)
 		return 0;
-	*try_ = "stage the group's whole block: a tile of TILE * WPT rows of A and one of TILE * WPT "
-	        "columns of B per step of k, each element loaded from global memory once per group "
-	        "and then read by TILE work-items from __local memory";
+	int small = per_fma >= FMAL_LESSON2 / 2;
+	*try_ = small ? "stage the group's whole block: a tile of TILE * WPT rows of A and one of "
+	                "TILE * WPT columns of B per step of k, each element loaded from global "
+	                "memory once per group, then let each work-item read 2 x WPT values of "
+	                "them per k and use each WPT times from registers"
+	              : "read every value of the register block from the __local tiles, which hold "
+	                "the group's whole block: global memory only fills the tiles";
 	snprintf(msg, len, "the kernel loads %.3f bytes from global memory per FLOP (the naive "
 	         "kernel: 4.000; lesson 2's tiles of TILE=%d: %.3f; tiles of the whole %d x %d block: "
-	         "%.3f): its tiles are too small to be reused across the group", per_flop, t->tile,
-	         4.0 / t->tile, (int)block, (int)block, 4.0 / block);
+	         "%.3f), and %.2f bytes from __local memory per FMA (lesson 2's: %.2f; a %d x %d block: "
+	         "%.2f): %s", per_flop, t->tile, 4.0 / t->tile, (int)block, (int)block, 4.0 / block,
+	         per_fma, FMAL_LESSON2, WPT, WPT, FMAL_LESSON2 / WPT,
+	         small ? "its tiles are too small to be reused: each FMA reads two floats from "
+	                 "__local memory, as in lesson 2"
+	               : "values of the register block come from global memory, not from the tiles");
 	return 1;
 }
 
@@ -240,6 +262,7 @@ const kind kind_matmul_blocked = {
 	.traffic_units = work,
 	.traffic_text = "  global bytes loaded per FLOP: %.3f (naive: 4.000; a block of TILE * WPT "
 	                "divides it by TILE * WPT)\n",
+	.fma_count = fma_blocked,
 	.token_local = token_local_blocked,
 	.cpu_speed_note = "a CPU has no register file of a GPU's size to hold 64 accumulators per "
 	                  "work-item, and its caches serve the tiles anyway: the predicted H200 time "

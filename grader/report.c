@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "esc.h"
+#include "fmaload.h"
+#include "regest.h"
 #include "hint.h"
 #include "html.h"
 #include "report.h"
@@ -155,6 +157,8 @@ static void text_global(FILE *f, const check_report *rep)
 	const kind *k = rep->opts.l->kind;
 	if (k->traffic_text && gb)
 		fprintf(f, k->traffic_text, rep->an.loaded_per_unit);
+	fmal_print(f, k, &(kind_traffic){ rep->an.rows, rep->an.cols, rep->analyses[0].tile, 0,
+	                                  rep->an.local_loaded, 0 });
 }
 
 /* Where the Oclgrind analysis ran: sizes drawn from the seed, and each run's TILE. */
@@ -378,6 +382,7 @@ void report_text(FILE *f, const check_report *rep)
 		text_global(f, rep);
 	}
 	text_occupancy(f, rep);
+	regest_print(f, rep);
 	text_tiles(f, rep);
 	if (rep->confine_note[0]) {
 		char why[400];
@@ -617,6 +622,8 @@ static void json_memory(cJSON *root, const check_report *rep)
 	cJSON_AddNumberToObject(gm, "bytes_loaded", dval(gb, "loaded"));
 	cJSON_AddNumberToObject(gm, "bytes_stored", dval(gb, "stored"));
 	cJSON_AddNumberToObject(gm, k->traffic_key, rep->an.loaded_per_unit);
+	fmal_json(gm, k, &(kind_traffic){ rep->an.rows, rep->an.cols, rep->analyses[0].tile, 0,
+	                                  rep->an.local_loaded, 0 });
 }
 
 static void json_occupancy(cJSON *root, const check_report *rep)
@@ -720,6 +727,7 @@ cJSON *report_json(const check_report *rep)
 	json_analysis(root, rep);
 	json_memory(root, rep);
 	json_occupancy(root, rep);
+	regest_json(root, rep);
 	json_diagnostics(root, rep);
 	if (ch->ntiles) {
 		cJSON *ts = cJSON_AddArrayToObject(root, "tiles");
