@@ -1,6 +1,6 @@
 #!/bin/sh
 # gpu-l7.sh -- lesson 7's H200 runs (GUIDE.md "Speedup thresholds", lesson 7): RUNS checks of the
-# reference solution through NVIDIA's OpenCL (--no-analysis), 3 of the starter, the baseline as
+# reference solution through NVIDIA's OpenCL (--no-analysis), FIXRUNS (3) of the starter, the baseline as
 # the student's kernel and each fixture, and NVIDIA's build log (registers, spills) of the
 # solution and the spill fixture.  Run on the GPU machine from a bundle made by
 #   tests/gpu-l7.sh bundle DEST      (clgrade, libcjson, lessons, kernels, baselines, fixtures)
@@ -33,6 +33,6 @@ for i in $(seq "${RUNS:-20}"); do ck "$R/kernels/solutions/07-register-blocking.
 cp "$OUT/last.txt" "$OUT/l7-sol.txt"
 sed 's/matmul_tiled_blocked/matmul_blocked/' "$R/grader/baselines/matmul_tiled_blocked.cl" > "$OUT/base.cl"
 for f in "$R/kernels/starter/07-register-blocking.cl" "$OUT/base.cl" "$R"/tests/fixtures/l7_*.cl; do
-	for i in 1 2 3; do ck "$f"; s "$(basename "$f")"; done
+	for i in $(seq "${FIXRUNS:-3}"); do ck "$f"; s "$(basename "$f")"; done
 	case $f in *l7_spill*) cp "$OUT/last.txt" "$OUT/l7-spill.txt" ;; esac
 done
