@@ -594,6 +594,7 @@ static void json_memory(cJSON *root, const check_report *rep)
 		cJSON_AddNumberToObject(o, "wavefronts", inst ? dval(p, "wavefronts") / inst : 0);
 		cJSON_AddNumberToObject(o, "ideal_wavefronts", inst ? dval(p, "ideal_wavefronts") / inst : 0);
 		cJSON_AddNumberToObject(o, "instructions", inst);
+		cJSON_AddNumberToObject(o, "width", ival(s, "width"));   /* bytes: 16 for a float4 */
 		cJSON_AddNumberToObject(o, "tile", ival(s, "tile"));
 		cJSON_AddBoolToObject(o, "worst", cJSON_IsTrue(cJSON_GetObjectItem(s, "worst")));
 		cJSON_AddItemToObject(o, "profiles", cJSON_Duplicate(cJSON_GetObjectItem(s, "profiles"), 1));
