@@ -47,7 +47,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 SRCS     := $(wildcard grader/*.c)
 LIBOBJS  := $(patsubst grader/%.c,$(BUILD)/obj/%.o,$(filter-out grader/main.c,$(SRCS)))
 
-# The Oclgrind plugin: a thin C++ adapter over the C analysis code (trace.c, bank.c), built
+# The Oclgrind plugin: a thin C++ adapter over the C analysis code (trace*.c, bank.c), built
 # against the LLVM that the distribution's liboclgrind links (grader/deps.sh llvm: 14 on
 # Debian 12 and Ubuntu 24.04); LLVM_CONFIG=llvm-config-N overrides it.
 LLVM_MAJOR    := $(shell sh grader/deps.sh llvm)
@@ -55,7 +55,9 @@ LLVM_CONFIG   ?= llvm-config-$(LLVM_MAJOR)
 PLUGIN_CXXFLAGS = -O2 -fPIC $(shell $(LLVM_CONFIG) --cxxflags) -std=c++17 -fno-rtti -fexceptions \
                   -Wall -Igrader $(shell pkg-config --cflags libcjson)
 PLUGIN_SRCS  := $(wildcard grader/tracer/*.cpp)
-PLUGIN_C     := $(filter $(wildcard grader/trace.c grader/bank.c grader/irmlp.c),grader/trace.c grader/bank.c grader/irmlp.c)
+PLUGIN_C_ALL := grader/trace.c grader/trace_price.c grader/trace_finding.c grader/trace_summary.c \
+                grader/trace_merge.c grader/trace_skip.c grader/bank.c grader/irmlp.c
+PLUGIN_C     := $(filter $(wildcard $(PLUGIN_C_ALL)),$(PLUGIN_C_ALL))
 PLUGIN       := $(if $(PLUGIN_SRCS),$(BUILD)/libcltrace.so)
 OCLGRIND_ICD := $(BUILD)/oclgrind-icd/oclgrind.icd
 

@@ -1,5 +1,7 @@
 /* check.h — one `clgrade check`: lesson -> build -> run (sandboxed) -> verify/time -> analyse
- * -> criteria.  The report (report.h) only prints what this module decided. */
+ * -> view -> criteria, and the typed results every stage hands the next (check_report).  The
+ * stages: check.c (the driver) and the files it names.  The report (report.h) only prints
+ * what they decided. */
 #ifndef CLGRADE_CHECK_H
 #define CLGRADE_CHECK_H
 
@@ -11,6 +13,7 @@
 #include "gpumodel.h"
 #include "lesson.h"
 #include "localmem.h"
+#include "occ.h"
 #include "ref.h"
 
 enum { CHECK_MAX_RUNS = 12, CHECK_MAX_ANALYSES = 4 };
@@ -74,7 +77,7 @@ typedef struct check_local {
 
 enum { CHECK_MAX_LOCALS = 3 };
 
-/* The device run as the parent judged it (devrun.c): the probe's facts and the parent's own
+/* The device run as the parent judged it (devrun_judge.c): the probe's facts and the parent's own
  * comparison of the bytes the run child handed back.  Nothing in it is the run child's word. */
 typedef struct check_child {
 	char stage[160];          /* what the run child was doing last (the parent's words for its slot) */
@@ -111,8 +114,8 @@ typedef struct check_child {
 typedef enum { CRIT_PASS, CRIT_FAIL, CRIT_NOT_CHECKED } check_status;
 
 /* ---- the Oclgrind analysis, as the criteria see it ----------------------------------------
- * check.c reads the tracer's summary (trace.h schema) once into this typed form; criteria.c
- * decides from it alone, and the report prints it.  No decision reads the note's prose. */
+ * check_sum.c reads the tracer's summary (trace.h schema) once into this typed form; the criteria
+ * decide from it alone, and the report prints it.  No decision reads the note's prose. */
 typedef enum {
 	ANALYSIS_NOT_RUN,        /* nothing to analyse: the kernel did not build or never ran     */
 	ANALYSIS_SKIPPED,        /* --no-analysis                                               */
@@ -175,11 +178,11 @@ typedef struct check_analysis {
 } check_analysis;
 
 /* A global load or store is coalesced when its 32-byte sectors per warp request are within
- * this factor of its ideal (trace.c: the same bytes laid end to end).  2x leaves room for a
+ * this factor of its ideal (trace_price.c: the same bytes laid end to end).  2x leaves room for a
  * warp split over two rows of a tile (TILE=16: two 64-byte runs) and for lesson 1's load of
  * A, two rows' words per warp (2 sectors where 1.1 would do); an access whose lanes stride
  * over rows needs 16-32 sectors per request, 3-8x its ideal.  The criterion `coalesced`
- * (criteria.c) and the report's marks (report.c) use it.  GUIDE.md "coalesced". */
+ * (criteria_an.c) and the report's marks (report_text.c, report_json.c) use it.  GUIDE.md "coalesced". */
 #define CHECK_COALESCE_MARGIN 2.0
 /* ... and by at least this many sectors per request: a load whose warp reads a few broadcast
  * words (a flat index whose warp spans 3 rows of A: 3 sectors where 1.2 would do) is not the
@@ -215,7 +218,7 @@ typedef struct check_cause {
 	int nexplains;            /* the criteria it explains (their caused_by is crit)          */
 } check_cause;
 
-/* The kernel through one occupancy profile (occ.h), computed by check.c for the report. */
+/* The kernel through one occupancy profile (occ.h), computed by check_view.c for the report. */
 typedef struct check_occ {
 	const char *profile;      /* "nvidia-sm90" (static)                                     */
 	int fits;                 /* it launches: groups_per_cu and occupancy are set            */
@@ -253,6 +256,27 @@ typedef struct check_predicted {
  * then, with a TILE sweep (lesson 4), the student's kernel at each other TILE of it. */
 enum { CHECK_MODEL_RUNS = 2 + LESSON_MAX_TILES };
 
+
+/* The view (check_view.c, after every stage has run): the figures the renderers print that
+ * are computed from the stages' results, so that the text, JSON and Gradescope renderers only
+ * format.  One row per TILE of a sweep (lesson 4), on each judged profile (tilechoice.h). */
+enum { CHECK_VIEW_PROFILES = 2 };
+typedef struct check_view_tile {
+	long local_bytes;         /* __local bytes per group at this TILE (tile_local_bytes)    */
+	double bytes_per_flop;    /* global bytes loaded per FLOP: 4 / TILE (two floats per
+	                             TILE-long dot-product step of a TILE x TILE tile)           */
+	occ_result occ[CHECK_VIEW_PROFILES];  /* tile_occupancy on tile_profiles[k]             */
+	int registers[CHECK_VIEW_PROFILES], assumed[CHECK_VIEW_PROFILES]; /* tile_registers   */
+} check_view_tile;
+
+typedef struct check_view {
+	double kernel_rate;       /* the kind's rate (kind.h rate_unit) of the timed kernel      */
+	double baseline_rate;     /* ... of the naive baseline (0: none timed)                   */
+	double speedup;           /* baseline_ms / kernel_ms (0: no baseline)                    */
+	double measured_over_predicted; /* kernel_ms / the model's kernel ms (0: not both)       */
+	int sweep_registers, sweep_assumed; /* the TILE sweep's header: tile_profiles[0]'s      */
+	check_view_tile tiles[LESSON_MAX_TILES]; /* as rep->child.tiles                          */
+} check_view;
 
 typedef struct check_report {
 	check_opts opts;
@@ -300,15 +324,16 @@ typedef struct check_report {
 	int exit_code;            /* 0 pass, 1 fail, 2 the grader could not run */
 	char grader_error[400];
 	char confine_note[200];   /* what of the sandbox this kernel lacks (confine.h), "" if none */
-	/* control runs (check.c): the lesson's solution through a stage that ran out of time or
+	/* control runs (check_prep.c, check_dev.c, check_an.c): the lesson's solution through a stage that ran out of time or
 	 * memory, under the same limits: 1 it went through (the kernel is at fault), -1 it did
 	 * not (the environment is), 0 not needed */
 	int control_build, control_analysis;
-	char pocl_note[600];      /* PoCL miscompiled the kernel; the runs are workitemrepl's (check.c) */
+	char pocl_note[600];      /* PoCL miscompiled the kernel; the runs are workitemrepl's (check_dev.c) */
 	cJSON *model[CHECK_MODEL_RUNS]; /* the model runs' trace summaries, NULL where none       */
 	int model_tile[CHECK_MODEL_RUNS]; /* ... the TILE each ran at (0: not run)               */
 	double model_s;           /* seconds the model runs took in the analysis child          */
 	check_predicted pred;
+	check_view view;          /* the renderers' figures (check_view.c)                       */
 } check_report;
 
 /* The prediction from rep->model[] and rep->occ (gpum_check.c). */

@@ -1,8 +1,8 @@
-/* classsum.h — how a class did, counted once from the batch's rows (batch.c summarise): the
+/* classsum.h — how a class did, counted once from the batch's rows (batch_class.c, batch_class_write): the
  * score histogram (one bin per score, and the entries that could not be graded apart, so the
  * bins add up to the class), each criterion's fail rate among the reports that judged it, the
  * most common first failures with the first student's message as an example, and one row per
- * student with the name of their page.  batch.c writes it to class.json; html_class.c draws
+ * student with the name of their page.  batch_class.c writes it to class.json; html_class.c draws
  * index.html from that JSON. */
 #ifndef CLASSSUM_H
 #define CLASSSUM_H

@@ -1,5 +1,7 @@
-/* criteria.c — turn what the children measured into ✓/✗ per criterion, each ✗ with the reason
- * and what to try.  Pure decisions: no OpenCL, no printing. */
+/* criteria.c — the criteria stage (criteria.h): turn what the stages measured into ✓/✗ per
+ * criterion, each ✗ with the reason and what to try; here the build, the runs, correctness
+ * and speed, and the verdict; the criteria judged from the Oclgrind analysis are in
+ * criteria_an.c.  Pure decisions: no OpenCL, no printing. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,16 +9,14 @@
 
 #include "cause.h"
 #include "check.h"
+#include "criteria.h"
+#include "tilechoice.h"
 #include "diag.h"
 #include "bank.h"
 #include "trace.h"
 
-#define ANALYSIS_TRY "make the kernel run under Oclgrind, the simulator that checks races, " \
-	"bounds and banks: `oclgrind` must be able to build and launch it at the lesson's small " \
-	"analysis size within the time limit"
 
-
-static void set(check_crit *c, check_status st, const char *try_, const char *fmt, ...)
+void crit_set(check_crit *c, check_status st, const char *try_, const char *fmt, ...)
 {
 	if (!c)
 		return;
@@ -28,10 +28,7 @@ static void set(check_crit *c, check_status st, const char *try_, const char *fm
 	snprintf(c->try_, sizeof c->try_, "%s", try_ ? try_ : "");
 }
 
-/* Quote the first findings of kinds k1 and k2 (k2 < 0: none), in Oclgrind's order, as
- * "file:line:col: message (with line N)"; returns how many there are in all. */
-static int analysis_findings(const check_report *rep, check_find_kind k1, int k2,
-                             char *buf, size_t len)
+int crit_findings(const check_report *rep, check_find_kind k1, int k2, char *buf, size_t len)
 {
 	const check_analysis *an = &rep->an;
 	int n1 = an->nfind[k1], n2 = k2 >= 0 ? an->nfind[k2] : 0;
@@ -74,15 +71,15 @@ static void eval_builds(const check_opts *o, const char *source, check_report *r
 	const check_child *ch = &rep->child;
 	char first[600];
 	if (rep->refused[0] && strstr(rep->refused, "inspect addresses"))   /* ptrcheck.h */
-		set(c, CRIT_FAIL, "work with indices into the buffers: a kernel never needs an address "
+		crit_set(c, CRIT_FAIL, "work with indices into the buffers: a kernel never needs an address "
 		    "as a number, a comparison of two buffers' pointers, or a pointer seen as another "
 		    "type", "%s", rep->refused);
 	else if (rep->refused[0])
-		set(c, CRIT_FAIL, "keep the kernel in its one file; an #include may name only a header "
+		crit_set(c, CRIT_FAIL, "keep the kernel in its one file; an #include may name only a header "
 		    "inside the lesson's own folder", "%s", rep->refused);
 	else if (!ch->built && ch->build_err != 0) {
 		diag_first_error(ch->build_log, first, sizeof first);
-		set(c, CRIT_FAIL, "fix the first error first: later ones often follow from it",
+		crit_set(c, CRIT_FAIL, "fix the first error first: later ones often follow from it",
 		    "%s", first[0] ? first : "the build failed");
 		if (!first[0])
 			snprintf(c->msg, sizeof c->msg, "the build failed (%s)", clrun_errstr(ch->build_err));
@@ -91,39 +88,41 @@ static void eval_builds(const check_opts *o, const char *source, check_report *r
 			snprintf(c->try_, sizeof c->try_, "remove your own TILE and use the grader's: "
 			         "every build gets it as -DTILE, and lesson 4 builds at several");
 	} else if (!ch->built && rep->control_build == 1) {
-		set(c, CRIT_FAIL, "look for what makes the compiler run away: a huge expression or "
+		crit_set(c, CRIT_FAIL, "look for what makes the compiler run away: a huge expression or "
 		    "macro expansion, a large __constant array, a loop it must unroll without end",
 		    "the kernel did not build within the grader's limits (the child %s), though the "
 		    "lesson's reference solution builds under the same limits", rep->run_end);
 	} else if (!ch->built && rep->child_timed_out) {
-		/* a build gets twice --timeout: one that takes longer is a grader that is overloaded */
-		set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within twice its "
-		    "--timeout of %g s (the child %s): the machine may be overloaded; raise --timeout",
+		/* the probe gets --timeout S for the lesson's build and S/2 for each further TILE's
+		 * (check_dev.c): one that takes longer is a grader that is overloaded */
+		crit_set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within its "
+		    "time limit (--timeout %g s; the child %s): the machine may be overloaded; raise "
+		    "--timeout",
 		    o->timeout_s, rep->run_end);
 		rep->grader_failed = 1;
 	} else if (!ch->built && o->mem_bytes && rep->child_crashed) {
 		/* the compiler itself ran out of the address space --memory gives the child */
-		set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within its "
+		crit_set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within its "
 		    "--memory limit of %zu MiB (the child %s): raise --memory", o->mem_bytes >> 20,
 		    rep->run_end);
 		rep->grader_failed = 1;
 	} else if (!ch->built)
-		set(c, CRIT_FAIL, "", "the grader's child %s", rep->run_end);
+		crit_set(c, CRIT_FAIL, "", "the grader's child %s", rep->run_end);
 	else if (!ch->kernel_found)
-		set(c, CRIT_FAIL, "keep the kernel's name and signature exactly as the lesson gives them",
+		crit_set(c, CRIT_FAIL, "keep the kernel's name and signature exactly as the lesson gives them",
 		    "the file builds but has no kernel named %s", o->l->kernel);
 	else if (ch->signature[0])
-		set(c, CRIT_FAIL, "keep the kernel's parameter list exactly as the lesson gives it; "
+		crit_set(c, CRIT_FAIL, "keep the kernel's parameter list exactly as the lesson gives it; "
 		    "anything else the kernel needs (a __local tile, a size) it declares or computes "
 		    "inside", "%s", ch->signature);
 	else {
-		set(c, CRIT_PASS, NULL, "built with -DTILE=%d on %s", o->l->tile, ch->dev.name);
+		crit_set(c, CRIT_PASS, NULL, "built with -DTILE=%d on %s", o->l->tile, ch->dev.name);
 		for (int i = 0; i < ch->ntiles; i++) {
 			const check_tile *t = &ch->tiles[i];
 			if (t->built || t->err == CL_INVALID_WORK_GROUP_SIZE)
 				continue;  /* a TILE the device cannot hold is not a build failure */
 			diag_first_error(ch->build_log, first, sizeof first);
-			set(c, CRIT_FAIL, "the kernel must build for every TILE the grader passes: write it "
+			crit_set(c, CRIT_FAIL, "the kernel must build for every TILE the grader passes: write it "
 			    "in terms of TILE, with no #if on its value", "builds at TILE=%d but not at "
 			    "TILE=%d: %s", o->l->tile, t->tile, first[0] ? first : clrun_errstr(t->err));
 			break;
@@ -139,58 +138,150 @@ static const check_run *first_launch_error(const check_child *ch)
 	return NULL;
 }
 
+/* What to look for when the runs timed out: an endless loop, a skipped barrier (when the
+ * kernel has one), or work that grows too fast (the kind's words); into buf. */
+static const char *timeout_try(const check_opts *o, const char *source, char *buf, size_t len)
+{
+	if (diag_has_barrier(source))
+		snprintf(buf, len, "look for a loop whose bound or index never changes for some "
+		         "work-item, a barrier inside a branch that not every work-item takes, or far "
+		         "more work than the lesson needs (%s)", lesson_say(o->l, KS_WORK_GROWS));
+	else
+		snprintf(buf, len, "look for a loop whose bound or index never changes for some "
+		         "work-item (a loop on a value the kernel never updates, or a counter stepping "
+		         "the wrong way), or far more work than the lesson needs (a loop nest deeper "
+		         "than the lesson's, or a stride that revisits elements: the sizes checked "
+		         "grow large)");
+	return buf;
+}
+
 static void eval_runs(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_RUNS);
 	const check_child *ch = &rep->child;
 	const check_run *bad = first_launch_error(ch);
-	char crash_try[400];
+	char crash_try[400], slow_try[400];
 	snprintf(crash_try, sizeof crash_try, "a crash of the host after a kernel ran is almost "
 	         "always an access outside a buffer (a write that corrupted the host's memory, or a "
 	         "read far past the end): guard every load and store (%s)",
 	         lesson_say(o->l, KS_GUARD));
 	if (rep->child_timed_out)
-		set(c, CRIT_FAIL, diag_has_barrier(source) ? "look for a loop whose bound or index "
-		    "never changes for some work-item, a barrier inside a branch that not every "
-		    "work-item takes, or far more work than the lesson needs (a loop nest deeper than "
-		    "the lesson's: the sizes grow to hundreds)" : "look for a loop whose bound or index "
-		    "never changes for some work-item (a loop on a value the kernel never updates, or a "
-		    "counter stepping the wrong way), or far more work than the lesson needs (a loop "
-		    "nest deeper than the lesson's, or a stride that revisits elements: the sizes "
-		    "checked grow large)", "%s", rep->run_end);
+		crit_set(c, CRIT_FAIL, timeout_try(o, source, slow_try, sizeof slow_try), "%s",
+		    rep->run_end);
 	else if (rep->child_crashed)
-		set(c, CRIT_FAIL, crash_try, "%s", rep->run_end);
+		crit_set(c, CRIT_FAIL, crash_try, "%s", rep->run_end);
 	else if (ch->over_budget)
-		set(c, CRIT_FAIL, "shrink the __local arrays (a smaller TILE, fewer or smaller arrays): "
+		crit_set(c, CRIT_FAIL, "shrink the __local arrays (a smaller TILE, fewer or smaller arrays): "
 		    "`build/clgrade occupancy` shows what each size costs", "over the local-memory "
 		    "budget: the kernel needs %zu bytes of __local memory per work-group, the device "
 		    "allows %zu%s; not launched", ch->local_bytes, ch->local_limit,
 		    o->local_mem && o->local_mem < ch->dev.local_mem ? " (--local-mem)" :
 		    " (CL_DEVICE_LOCAL_MEM_SIZE)");
 	else if (bad && (bad->err == CL_INVALID_WORK_GROUP_SIZE || bad->err == CL_INVALID_WORK_ITEM_SIZE))
-		set(c, CRIT_FAIL, "use a smaller TILE: a work-group's work-items must fit the device's "
+		crit_set(c, CRIT_FAIL, "use a smaller TILE: a work-group's work-items must fit the device's "
 		    "maximum work-group size", "the device refused a work-group at TILE=%d: %d "
 		    "work-items needed, %zu allowed (%s)", bad->tile, o->l->kind->group_size(bad->tile),
 		    ch->kernel_max_wg < ch->dev.max_wg && ch->kernel_max_wg ? ch->kernel_max_wg :
 		    ch->dev.max_wg, clrun_errstr(bad->err));
 	else if (bad && ch->local_bytes > ch->dev.local_mem)
-		set(c, CRIT_FAIL, "shrink the __local arrays (a smaller TILE, or fewer arrays)",
+		crit_set(c, CRIT_FAIL, "shrink the __local arrays (a smaller TILE, or fewer arrays)",
 		    "the kernel needs %zu bytes of __local memory per work-group; the device has "
 		    "%llu (%s)", ch->local_bytes, ch->dev.local_mem, clrun_errstr(bad->err));
 	else if (bad && (bad->err == CL_INVALID_KERNEL_ARGS || bad->err == CL_INVALID_ARG_SIZE ||
 	                 bad->err == CL_INVALID_ARG_VALUE || bad->err == CL_INVALID_ARG_INDEX))
-		set(c, CRIT_FAIL, "keep the kernel's parameter list exactly as the lesson gives it "
+		crit_set(c, CRIT_FAIL, "keep the kernel's parameter list exactly as the lesson gives it "
 		    "(pointers to float, then const int)", "the grader could not pass the lesson's "
 		    "arguments to the kernel: %s (%d)", clrun_errstr(bad->err), bad->err);
 	else if (bad)
-		set(c, CRIT_FAIL, "an error reported while the kernel ran is almost always an "
+		crit_set(c, CRIT_FAIL, "an error reported while the kernel ran is almost always an "
 		    "out-of-bounds access: guard every load and store with the real size",
 		    "the device reported an error running the kernel at %s: %s (%d)%s",
 		    KIND_SIZE(o->l->kind, bad->rows, bad->cols), clrun_errstr(bad->err), bad->err, bad->err == -9999 ? ", NVIDIA's code "
 		    "for an illegal memory access" : "");
 	else
-		set(c, CRIT_PASS, NULL, "%d runs, no crash, no timeout", ch->nruns);
+		crit_set(c, CRIT_PASS, NULL, "%d runs, no crash, no timeout", ch->nruns);
 	(void)o;
+}
+
+/* correct: the first wrong run's pattern, and the cause the sizes, the output or the
+ * interpreter point at. */
+static void correct_wrong(const check_opts *o, const char *source, check_report *rep,
+                          const check_run *bad, int findings)
+{
+	check_crit *c = check_crit_find(rep, CRIT_CORRECT);
+	const check_child *ch = &rep->child;
+	char extra[300] = "", try_[300] = "compare your index arithmetic with the lesson's "
+	                                  "text for this size";
+	diag_size sizes[CHECK_MAX_RUNS];
+	int ns = 0;
+	for (int i = 0; i < ch->nruns; i++)
+		if (ch->runs[i].done)
+			sizes[ns++] = (diag_size){ ch->runs[i].rows, ch->runs[i].cols,
+			                           ch->runs[i].cmp.passed,
+			                           ch->runs[i].cmp.nonfinite > 0 };
+	const check_run *nonzero = NULL;   /* a run whose output is not all 0 */
+	for (int i = 0; i < ch->nruns && !nonzero; i++)
+		if (ch->runs[i].done && !ch->runs[i].cmp.all_zero)
+			nonzero = &ch->runs[i];
+	int small = bad->rows < o->l->tile || bad->cols < o->l->tile;
+	char pattern[sizeof bad->cmp.pattern];
+	snprintf(pattern, sizeof pattern, "%s", bad->cmp.pattern);
+	if (bad->cmp.all_zero && small && nonzero) {
+		/* 0 only where the size is below TILE: a loop that runs no turn there */
+		snprintf(pattern, sizeof pattern, "every element of %s is 0 at this size, below the "
+		         "work-group's width of %d, and not at %s: the loop that adds into it runs "
+		         "zero times here (a trip count that rounds down to 0, or that stops one "
+		         "short, like k < n - 1)", o->l->kind->args[o->l->kind->n_inputs], o->l->tile,
+		         KIND_SIZE(o->l->kind, nonzero->rows, nonzero->cols));
+		snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_ZERO_TRIP_TRY));
+	} else if (bad->reads_output)
+		diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
+		                  sizeof try_);
+	else
+		diag_sizes(o->l, sizes, ns, bad->tile, extra, sizeof extra, try_, sizeof try_);
+	/* PoCL miscompiles a barrier inside an if that every work-item takes; Oclgrind,
+	 * which follows the OpenCL rules, then computes the right result (verified) */
+	char cond[160];
+	int cl, bl = 0;
+	if (rep->an.summary && !rep->analysis_wrong[0] && rep->nanalyses && !findings && source && strcmp(ch->dev.type, "CPU") == 0 &&
+	    (bl = diag_barrier_in_if(source, cond, sizeof cond, &cl)) > 0) {
+		/* in place of the size pattern's guess, which the verified analysis contradicts */
+		snprintf(extra, sizeof extra, " -- but under Oclgrind, which follows the OpenCL "
+		         "rules, it computes the right result at %s: PoCL can get a barrier inside "
+		         "`if (%s)` (line %d) wrong even when every work-item takes it",
+		         KIND_SIZE(o->l->kind, rep->analyses[0].rows, rep->analyses[0].cols), cond, cl);
+		snprintf(try_, sizeof try_, "move the barrier on line %d out of the if: keep every "
+		         "work-item on one path and guard only the loads and stores", bl);
+	}
+	crit_set(c, CRIT_FAIL, try_, "wrong at %s (seed %llu): %s%s",
+	    KIND_SIZE(o->l->kind, bad->rows, bad->cols), (unsigned long long)o->seed,
+	    pattern, extra);
+}
+
+/* correct: right natively, wrong at the size the Oclgrind analysis ran at (done: the
+ * native runs that finished). */
+static void correct_analysis_wrong(const check_opts *o, check_report *rep, int done)
+{
+	check_crit *c = check_crit_find(rep, CRIT_CORRECT);
+	const check_child *ch = &rep->child;
+	const check_analysis_run *ar = &rep->analyses[rep->analysis_wrong_at];
+	int all = done == ch->nruns && !rep->child_crashed && !rep->child_timed_out;
+	const check_finding *f = NULL;
+	for (int k = 0; k < FIND_KINDS && !f; k++)
+		f = rep->an.nfind[k] ? &rep->an.find[k][0] : NULL;
+	char why[200] = "";
+	if (f)
+		snprintf(why, sizeof why, "; Oclgrind found %s on line %d there, which explains "
+		         "it", f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] ? "an out-of-bounds access" :
+		         f == &rep->an.find[FIND_DATA_RACE][0] ? "a data race" :
+		         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "an uninitialised read" :
+		         "a divergent barrier", f->line);
+	crit_set(c, CRIT_FAIL, f ? "fix the finding Oclgrind names (memory_safe / race_free): the "
+	    "result depends on it" : "the kernel must compute the same thing at every size: "
+	    "look for a condition on the size arguments that changes what it does",
+	    "wrong at %s, the size the Oclgrind analysis ran at (seed %llu)%s: %s%s",
+	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), (unsigned long long)o->seed,
+	    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
 }
 
 static void eval_correct(const check_opts *o, const char *source, check_report *rep)
@@ -214,87 +305,25 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 			bad = bad ? bad : r;
 	}
 	if (bad) {
-		char extra[300] = "", try_[300] = "compare your index arithmetic with the lesson's "
-		                                  "text for this size";
-		diag_size sizes[CHECK_MAX_RUNS];
-		int ns = 0;
-		for (int i = 0; i < ch->nruns; i++)
-			if (ch->runs[i].done)
-				sizes[ns++] = (diag_size){ ch->runs[i].rows, ch->runs[i].cols,
-				                           ch->runs[i].cmp.passed,
-				                           ch->runs[i].cmp.nonfinite > 0 };
-		const check_run *nonzero = NULL;   /* a run whose output is not all 0 */
-		for (int i = 0; i < ch->nruns && !nonzero; i++)
-			if (ch->runs[i].done && !ch->runs[i].cmp.all_zero)
-				nonzero = &ch->runs[i];
-		int small = bad->rows < o->l->tile || bad->cols < o->l->tile;
-		char pattern[sizeof bad->cmp.pattern];
-		snprintf(pattern, sizeof pattern, "%s", bad->cmp.pattern);
-		if (bad->cmp.all_zero && small && nonzero) {
-			/* 0 only where the size is below TILE: a loop that runs no turn there */
-			snprintf(pattern, sizeof pattern, "every element of %s is 0 at this size, below the "
-			         "work-group's width of %d, and not at %s: the loop that adds into it runs "
-			         "zero times here (a trip count that rounds down to 0, or that stops one "
-			         "short, like k < n - 1)", o->l->kind->args[o->l->kind->n_inputs], o->l->tile,
-			         KIND_SIZE(o->l->kind, nonzero->rows, nonzero->cols));
-			snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_ZERO_TRIP_TRY));
-		} else if (bad->reads_output)
-			diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
-			                  sizeof try_);
-		else
-			diag_sizes(o->l, sizes, ns, bad->tile, extra, sizeof extra, try_, sizeof try_);
-		/* PoCL miscompiles a barrier inside an if that every work-item takes; Oclgrind,
-		 * which follows the OpenCL rules, then computes the right result (verified) */
-		char cond[160];
-		int cl, bl = 0;
-		if (rep->an.summary && !rep->analysis_wrong[0] && rep->nanalyses && !findings && source && strcmp(ch->dev.type, "CPU") == 0 &&
-		    (bl = diag_barrier_in_if(source, cond, sizeof cond, &cl)) > 0) {
-			/* in place of the size pattern's guess, which the verified analysis contradicts */
-			snprintf(extra, sizeof extra, " -- but under Oclgrind, which follows the OpenCL "
-			         "rules, it computes the right result at %s: PoCL can get a barrier inside "
-			         "`if (%s)` (line %d) wrong even when every work-item takes it",
-			         KIND_SIZE(o->l->kind, rep->analyses[0].rows, rep->analyses[0].cols), cond, cl);
-			snprintf(try_, sizeof try_, "move the barrier on line %d out of the if: keep every "
-			         "work-item on one path and guard only the loads and stores", bl);
-		}
-		set(c, CRIT_FAIL, try_, "wrong at %s (seed %llu): %s%s",
-		    KIND_SIZE(o->l->kind, bad->rows, bad->cols), (unsigned long long)o->seed,
-		    pattern, extra);
+		correct_wrong(o, source, rep, bad, findings);
 		return;
 	}
 	for (int i = 0; i < ch->ntiles; i++)
 		if (ch->tiles[i].built && !ch->tiles[i].correct) {
-			set(c, CRIT_FAIL, "write the kernel in terms of TILE only (no fixed tile size), "
+			crit_set(c, CRIT_FAIL, "write the kernel in terms of TILE only (no fixed tile size), "
 			    "and guard the edges", "right at TILE=%d but wrong at TILE=%d (%s)",
 			    o->l->tile, ch->tiles[i].tile, KIND_SIZE(o->l->kind, 100, 100));
 			return;
 		}
 	/* both runtimes must agree: right natively and wrong under Oclgrind fails too */
 	if (rep->analysis_wrong[0]) {
-		const check_analysis_run *ar = &rep->analyses[rep->analysis_wrong_at];
-		int all = done == ch->nruns && !rep->child_crashed && !rep->child_timed_out;
-		const check_finding *f = NULL;
-		for (int k = 0; k < FIND_KINDS && !f; k++)
-			f = rep->an.nfind[k] ? &rep->an.find[k][0] : NULL;
-		char why[200] = "";
-		if (f)
-			snprintf(why, sizeof why, "; Oclgrind found %s on line %d there, which explains "
-			         "it", f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] ? "an out-of-bounds access" :
-			         f == &rep->an.find[FIND_DATA_RACE][0] ? "a data race" :
-			         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "an uninitialised read" :
-			         "a divergent barrier", f->line);
-		set(c, CRIT_FAIL, f ? "fix the finding Oclgrind names (memory_safe / race_free): the "
-		    "result depends on it" : "the kernel must compute the same thing at every size: "
-		    "look for a condition on the size arguments that changes what it does",
-		    "wrong at %s, the size the Oclgrind analysis ran at (seed %llu)%s: %s%s",
-		    KIND_SIZE(o->l->kind, ar->rows, ar->cols), (unsigned long long)o->seed,
-		    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
+		correct_analysis_wrong(o, rep, done);
 		return;
 	}
 	/* on a CPU device a native run alone never passes: when the interpreter could not run the
 	 * kernel through, for the kernel's own fault, its outputs were never confirmed */
 	if (rep->analysis_failed && strcmp(ch->dev.type, "CPU") == 0 && done) {
-		set(c, CRIT_FAIL, "make the kernel run through under Oclgrind too (see the note on the "
+		crit_set(c, CRIT_FAIL, "make the kernel run through under Oclgrind too (see the note on the "
 		    "analysis): its results there are part of the check", "right natively, but not "
 		    "confirmed under Oclgrind (%s): on a CPU device the kernel runs as native code, so "
 		    "a native run alone cannot pass it", rep->analysis_failure);
@@ -305,363 +334,15 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		if (!ch->runs[i].done)
 			unfinished = &ch->runs[i];
 	if (!done)
-		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
+		crit_set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
 	else if (unfinished || rep->child_crashed || rep->child_timed_out)
-		set(c, CRIT_NOT_CHECKED, NULL, "right up to %s, but not checked at every size: the "
+		crit_set(c, CRIT_NOT_CHECKED, NULL, "right up to %s, but not checked at every size: the "
 		    "kernel did not finish %s", KIND_SIZE(o->l->kind, last->rows, last->cols), unfinished ?
 		    "every run" : "the runs after it");
 	else   /* max_rel_error: |got - expect| / the element's scale (kind.h: bound) */
-		set(c, CRIT_PASS, NULL, "%d sizes up to %s, %s; largest error %.2g of the scale",
+		crit_set(c, CRIT_PASS, NULL, "%d sizes up to %s, %s; largest error %.2g of the scale",
 		    done, KIND_SIZE(o->l->kind, last->rows, last->cols), lesson_say(o->l, KS_SCALE),
 		    maxerr);
-}
-
-static void eval_memory(const check_opts *o, check_report *rep)
-{
-	check_crit *c = check_crit_find(rep, CRIT_MEMORY_SAFE);
-	const check_child *ch = &rep->child;
-	char found[500];
-	char try_[400];
-	snprintf(try_, sizeof try_, "guard every global access with the real size (%s): the "
-	         "global size is rounded up to a multiple of the work-group",
-	         lesson_say(o->l, KS_GUARD));
-	for (int i = 0; i < ch->nruns; i++)
-		if (ch->runs[i].violations) {
-			set(c, CRIT_FAIL, try_, "%s at %s", ch->runs[i].guard_msg,
-			    KIND_SIZE(o->l->kind, ch->runs[i].rows, ch->runs[i].cols));
-			return;
-		}
-	if (analysis_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
-		char try_[400], why[1];
-		snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
-		for (int i = 0; i < ch->nruns; i++)
-			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */
-				diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, why, 0,
-				                  try_, sizeof try_);
-		set(c, CRIT_FAIL, try_, "%s", found);
-		return;
-	}
-	if (rep->child_crashed && ch->nruns) {
-		snprintf(try_, sizeof try_, "a crash after a kernel ran is almost always an access "
-		         "outside a buffer (a write that corrupted the host's memory, or a read far "
-		         "past the end): guard every load and store (%s)", lesson_say(o->l, KS_GUARD));
-		set(c, CRIT_FAIL, try_, "the grader's child %s: the kernel is not memory-safe",
-		    rep->run_end);
-		return;
-	}
-	if (rep->an.state == ANALYSIS_FAILED) {
-		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
-		return;
-	}
-	if (!ch->nruns || rep->child_timed_out)
-		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not %s",
-		    ch->nruns ? "finish every run" : "run");
-	else if (rep->an.state != ANALYSIS_DONE)
-		set(c, CRIT_NOT_CHECKED, NULL, "writes outside buffers: none (guard zones); "
-		    "out-of-bounds reads and uninitialised __local reads: not checked (%s)",
-		    rep->analysis_note);
-	else if (!rep->an.uninit_checked)
-		set(c, CRIT_PASS, NULL, "no write outside a buffer (guard zones); no out-of-bounds "
-		    "access under Oclgrind (uninitialised reads not checked: see the note)");
-	else
-		set(c, CRIT_PASS, NULL, "no write outside a buffer (guard zones); no out-of-bounds or "
-		    "uninitialised access under Oclgrind");
-	(void)o;
-}
-
-/* A data race between work-items of different work-groups (a barrier cannot order them)? */
-static int race_across_groups(const check_report *rep)
-{
-	return rep->an.across_groups > 0;
-}
-
-/* Does every race finding name __global memory?  Such a race is between work-items that
- * write (or read and write) one element: an indexing problem no barrier can fix.  0: no;
- * 1: yes, all write-write; 2: yes, some read-write. */
-static int races_all_global(const check_report *rep)
-{
-	const check_analysis *an = &rep->an;
-	if (an->nfind[FIND_DATA_RACE] == 0 || an->nfind[FIND_BARRIER_DIVERGENCE] > 0 ||
-	    an->races_global != an->nfind[FIND_DATA_RACE])
-		return 0;
-	return an->races_global_rw ? 2 : 1;
-}
-
-/* The first barrier divergence Oclgrind found, with the condition that lets some work-items
- * skip that barrier (trace_skip_condition); 0 when there is none. */
-static int divergence(const check_opts *o, const char *source, const check_report *rep,
-                      char *msg, size_t len)
-{
-	cJSON *f, *first = NULL;
-	cJSON *all = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "findings") : NULL;
-	cJSON_ArrayForEach(f, all) {
-		const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
-		int line = cJSON_GetObjectItem(f, "line") ? cJSON_GetObjectItem(f, "line")->valueint : 0;
-		if (k && strcmp(k, "barrier_divergence") == 0 &&
-		    (!first || line < cJSON_GetObjectItem(first, "line")->valueint))
-			first = f;
-	}
-	if (!first)
-		return 0;
-	int line = cJSON_GetObjectItem(first, "line")->valueint, cl;
-	int col = cJSON_GetObjectItem(first, "column") ? cJSON_GetObjectItem(first, "column")->valueint : 0;
-	char cond[160];
-	int why = source ? trace_skip_condition(source, line, cond, sizeof cond, &cl) : 0;
-	int n = snprintf(msg, len, "%s:%d:%d: barrier divergence: not every work-item of a "
-	                 "work-group reaches this barrier", o->kernel, line, col);
-	if (why == 1)
-		snprintf(msg + n, len - n, ": it is inside `if (%s)` (line %d), so the work-items for "
-		         "which that is false never reach it while the others wait there", cond, cl);
-	else if (why == 2)
-		snprintf(msg + n, len - n, ": the work-items for which `%s` holds return at line %d, "
-		         "before it, while the others wait there", cond, cl);
-	else
-		snprintf(msg + n, len - n, " (a condition or loop bound differs between work-items)");
-	return 1;
-}
-
-/* Is the first race on a line where Oclgrind also found an out-of-bounds access?  Then one
- * step's work-items overlap because one too many takes part, not for want of a barrier. */
-static int race_beside_overrun(const check_report *rep)
-{
-	const check_analysis *an = &rep->an;
-	if (!an->nfind[FIND_DATA_RACE] || an->nfind[FIND_BARRIER_DIVERGENCE])
-		return 0;
-	const check_finding *r = &an->find[FIND_DATA_RACE][0];
-	if (r->other_line && r->other_line != r->line)
-		return 0;                 /* two statements: a missing barrier between them */
-	int kept = an->nfind[FIND_OUT_OF_BOUNDS] < CHECK_FIND_KEEP ? an->nfind[FIND_OUT_OF_BOUNDS] :
-	           CHECK_FIND_KEEP;
-	for (int i = 0; i < kept; i++)
-		if (an->find[FIND_OUT_OF_BOUNDS][i].line == r->line)
-			return 1;
-	return 0;
-}
-
-static void eval_races(const check_opts *o, const char *source, check_report *rep)
-{
-	check_crit *c = check_crit_find(rep, CRIT_RACE_FREE);
-	char found[500];
-	int fence = diag_global_only_fence(source), global = 0;
-	char var[64] = "__global memory";
-	int n = analysis_findings(rep, FIND_DATA_RACE, FIND_BARRIER_DIVERGENCE, found, sizeof found);
-	if (n)
-		global = races_all_global(rep);
-	const char *named = strstr(found, " of '");   /* Oclgrind names the buffer */
-	if (named)
-		snprintf(var, sizeof var, "%.*s", (int)strcspn(named + 5, "'"), named + 5);
-	char div[500], own[400];
-	if (divergence(o, source, rep, div, sizeof div))
-		set(c, CRIT_FAIL, lesson_say(o->l, KS_DIVERGENCE_TRY), "%s", div);
-	else if (n && race_across_groups(rep) && diag_has_barrier(source) &&
-	         rep->an.races_global_rw > 0)   /* one group reads what another writes; two
-	                                           groups writing one element: indexing, below */
-		set(c, CRIT_FAIL, "work-groups cannot wait for each other inside one kernel: let each "
-		    "work-item read only what its own work-group wrote (share it through __local "
-		    "memory), or split the work into two kernel launches", "%s -- the racing "
-		    "work-items are in different work-groups, and a barrier only synchronises the "
-		    "work-items of one work-group", found);
-	else if (global && snprintf(own, sizeof own, "make the store's index different for every "
-	                            "work-item (each work-item computes and writes its own "
-	                            "element%s), and read no element another work-item writes; a "
-	                            "barrier cannot fix this, it orders only the work-items of one "
-	                            "group", lesson_say(o->l, KS_STORE_OWN)) > 0)
-		set(c, CRIT_FAIL, own, "%s %s%s (an indexing "
-		    "problem, not a missing barrier): %s", global == 1 ? "two work-items write one "
-		    "element of" : "a work-item reads an element of", var, global == 1 ? "" :
-		    " that another writes", found);
-	else if (found[0] && fence)
-		set(c, CRIT_FAIL, "use barrier(CLK_LOCAL_MEM_FENCE) (or both flags) wherever the "
-		    "work-items share __local memory", "%s:%d: barrier(CLK_GLOBAL_MEM_FENCE) orders "
-		    "only __global memory, so the __local data it separates is not made visible to the "
-		    "other work-items: %s", o->kernel, fence, found);
-	else if (found[0] && race_beside_overrun(rep))
-		set(c, CRIT_FAIL, "the racing access also runs past the end of its array on the same "
-		    "line (memory_safe): the condition that picks which work-items take part lets one "
-		    "too many through (a <= where < was meant), so two of them touch one element in "
-		    "the same step; a barrier cannot fix that", "%s", found);
-	else if (found[0])
-		set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
-		    "__local array and before reading it, and again before overwriting it; every "
-		    "work-item must reach every barrier", "%s", found);
-	else if (rep->an.state == ANALYSIS_FAILED)
-		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
-	else if (rep->an.state != ANALYSIS_DONE)
-		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
-		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
-	else
-		set(c, CRIT_PASS, NULL, "no data race or barrier divergence under Oclgrind");
-	(void)o;
-}
-
-static void eval_local(const check_opts *o, check_report *rep)
-{
-	check_crit *c = check_crit_find(rep, CRIT_USES_LOCAL);
-	const check_child *ch = &rep->child;
-	int loads = rep->an.summary ? rep->an.local_loads : -1;   /* -1: no analysis */
-	char msg[400];
-	const char *token_try = NULL;
-	const char *try_ = lesson_say(o->l, KS_LOCAL_TRY);
-	/* Drivers report a few bytes for kernels without any __local data (NVIDIA: 1), so the
-	 * device's number alone is trusted only above a token size. */
-	if (!ch->kernel_found)
-		set(c, CRIT_NOT_CHECKED, NULL, "not checked: no kernel");
-	else if (loads == 0)
-		set(c, CRIT_FAIL, try_, ch->local_bytes >= 64 ? "the kernel declares __local memory "
-		    "but never reads it (Oclgrind saw no __local load)" : "the kernel uses no __local "
-		    "memory (Oclgrind saw no __local access)");
-	else if (loads < 0 && ch->local_bytes < 64 && ch->local_declared < 0)
-		/* the runtime may answer 0 for arrays it has (PoCL 5), and the declarations could not
-		 * be sized: only the analysis can tell, and it did not run */
-		set(c, CRIT_NOT_CHECKED, NULL, "not checked: the runtime reported %zu bytes of __local "
-		    "memory and the grader could not size the kernel's __local declarations (constant "
-		    "sizes of float/int/vector types, TILE and #defines can be read); the Oclgrind "
-		    "analysis would show the accesses", ch->local_bytes);
-	else if (loads < 0 && ch->local_bytes < 64)
-		set(c, CRIT_FAIL, try_, "the kernel uses no __local memory (%zu bytes per work-group)",
-		    ch->local_bytes);
-	else if (loads > 0 && o->l->kind->token_local &&
-	         o->l->kind->token_local(&(kind_traffic){ rep->an.rows, rep->an.cols, rep->analyses[0].tile,
-	                                                 rep->an.loaded_per_unit, rep->an.local_loaded,
-	                                                 rep->an.local_stored },
-	                                 msg, sizeof msg, &token_try))
-		set(c, CRIT_FAIL, token_try, "%s", msg);   /* a token __local round trip is not tiling */
-	else
-		set(c, CRIT_PASS, NULL, "%zu bytes of __local memory per work-group (from %s)%s",
-		    ch->local_bytes, lmem_source_text(ch->local_source),
-		    loads > 0 ? ", read back by the kernel" : "");
-}
-
-/* The fix that works for the worst site's pattern (bank.h), from the lane stride of one warp
- * and from a conflict-free access to the same variable (a transpose's other side: swapping
- * this site's indices would only move the conflict there). */
-static void conflict_fix(const lesson *l, const check_site *w, int banks, int wrong, char *buf,
-                         size_t len)
-{
-	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), l->kind->tile_2d,
-	                     wrong };
-	if (w->row_step)   /* the warp's get_local_id(1) lines meet in the banks (bank.h) */
-		bank_fix_rows(w->row_step, banks, w->tile, w->nlanes, w->variable, buf, len);
-	else
-		bank_fix(&words, w->stride, banks, w->free_line,
-		         w->free_access[0] ? w->free_access : NULL, w->free_broadcast, buf, len);
-}
-
-/* " at TILE=8 (the analysis ran at TILE=8, 16 and 32)", appended to msg: the runs' TILEs,
- * smallest first. */
-static void conflict_tiles(const check_report *rep, int tile, char *msg, size_t len)
-{
-	int t[CHECK_MAX_ANALYSES], n = 0;
-	for (int i = 0; i < rep->nanalyses && n < CHECK_MAX_ANALYSES; i++) {
-		int j = n++;
-		for (; j > 0 && t[j - 1] > rep->analyses[i].tile; j--)
-			t[j] = t[j - 1];
-		t[j] = rep->analyses[i].tile;
-	}
-	size_t k = strlen(msg);
-	k += snprintf(msg + k, k < len ? len - k : 0, " at TILE=%d (the analysis ran at TILE=", tile);
-	for (int i = 0; i < n && k < len; i++)
-		k += snprintf(msg + k, len - k, "%s%d", i == 0 ? "" : i + 1 == n ? " and " : ", ", t[i]);
-	if (k < len)
-		snprintf(msg + k, len - k, ")");
-}
-
-static void eval_conflicts(const check_opts *o, check_report *rep)
-{
-	check_crit *c = check_crit_find(rep, CRIT_CONFLICT_FREE);
-	const check_analysis *an = &rep->an;
-	const check_site *w = &an->worst;
-	const bank_profile *bp = bank_profile_find(o->profile);
-	if (an->state == ANALYSIS_FAILED && w->n_way <= lesson_conflict_max(o->l)) {
-		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
-		return;   /* a partial run shows no conflict-free kernel (a conflict it saw, it fails) */
-	}
-	if (!an->summary) {
-		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
-		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
-		return;
-	}
-	if (!an->has_worst) {
-		set(c, CRIT_NOT_CHECKED, NULL, "no __local access to check");
-		return;
-	}
-	char fix[400];
-	const check_crit *cc = check_crit_find(rep, CRIT_CORRECT);
-	conflict_fix(o->l, w, bp ? bp->banks : 32, cc && cc->status == CRIT_FAIL, fix, sizeof fix);
-	if (w->n_way > lesson_conflict_max(o->l))
-		set(c, CRIT_FAIL, fix,
-		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "
-		    "bank %d times; conflict-free is 1)", o->kernel, w->line, w->column,
-		    w->access[0] ? w->access : "access", w->variable[0] ? w->variable : "?", w->n_way,
-		    bp ? bp->label : o->profile, w->n_way);
-	else
-		set(c, CRIT_PASS, NULL, "worst __local access %d-way on %s (%s:%d)", w->n_way,
-		    bp ? bp->label : o->profile, o->kernel, w->line);
-	if (o->l->tiles[0] && w->tile)   /* analysed at more than one TILE */
-		conflict_tiles(rep, w->tile, c->msg, sizeof c->msg);
-}
-
-#define COALESCE_MARGIN CHECK_COALESCE_MARGIN
-
-/* The global site with the largest sectors/ideal ratio among the uncoalesced ones
- * (check_uncoalesced), else among all; *ratio = that ratio, *bad = it is uncoalesced. */
-static cJSON *worst_global(const check_report *rep, double *ratio, int *bad)
-{
-	cJSON *s, *worst = NULL, *sites = rep->analysis ? cJSON_GetObjectItem(rep->analysis, "global_sites") : NULL;
-	*ratio = 0, *bad = 0;
-	cJSON_ArrayForEach(s, sites) {
-		cJSON *sec = cJSON_GetObjectItem(s, "sectors"), *id = cJSON_GetObjectItem(s, "ideal_sectors");
-		cJSON *req = cJSON_GetObjectItem(s, "requests");
-		if (!cJSON_IsNumber(sec) || !cJSON_IsNumber(id) || id->valuedouble <= 0 ||
-		    !cJSON_IsNumber(req) || req->valuedouble <= 0)
-			continue;
-		double r = sec->valuedouble / id->valuedouble;
-		int u = check_uncoalesced(sec->valuedouble / req->valuedouble,
-		                          id->valuedouble / req->valuedouble);
-		if ((u && !*bad) || (u == *bad && r > *ratio))
-			*ratio = r, worst = s, *bad = u;
-	}
-	return worst;
-}
-
-static void eval_coalesced(const check_opts *o, check_report *rep)
-{
-	check_crit *c = check_crit_find(rep, CRIT_COALESCED);
-	double ratio;
-	int bad;
-	cJSON *w = worst_global(rep, &ratio, &bad);
-	if (rep->analysis_failed && !bad) {
-		set(c, CRIT_FAIL, ANALYSIS_TRY, "not shown: %s", rep->analysis_failure);
-		return;
-	}
-	if (!rep->analysis) {
-		set(c, CRIT_NOT_CHECKED, NULL, "not checked: %s",
-		    rep->analysis_note[0] ? rep->analysis_note : "the kernel did not run");
-		return;
-	}
-	if (!w) {
-		set(c, CRIT_NOT_CHECKED, NULL, "no global access in a full warp to check");
-		return;
-	}
-	double req = cJSON_GetObjectItem(w, "requests")->valuedouble;
-	double spr = cJSON_GetObjectItem(w, "sectors")->valuedouble / req;
-	double ideal = cJSON_GetObjectItem(w, "ideal_sectors")->valuedouble / req;
-	const char *var = cJSON_GetStringValue(cJSON_GetObjectItem(w, "variable"));
-	const char *acc = cJSON_GetStringValue(cJSON_GetObjectItem(w, "access"));
-	int line = cJSON_GetObjectItem(w, "line")->valueint, col = cJSON_GetObjectItem(w, "column")->valueint;
-	if (bad)
-		set(c, CRIT_FAIL, o->l->kind->coalesce_try ? o->l->kind->coalesce_try :
-		    "make consecutive get_local_id(0) touch consecutive addresses in every global load "
-		    "and store", "%s:%d:%d: the %s %s %s needs %.1f sectors "
-		    "(32 bytes each) per warp request where %.1f would do (%.1fx; coalesced is within %.0fx "
-		    "or %.0f sectors): "
-		    "neighbouring work-items touch far-apart addresses", o->kernel, line, col,
-		    acc ? acc : "access", acc && strcmp(acc, "store") == 0 ? "to" : "of",
-		    var ? var : "?", spr, ideal, ratio, COALESCE_MARGIN, CHECK_COALESCE_SLACK);
-	else
-		set(c, CRIT_PASS, NULL, "every global load and store within %.0fx (or %.0f sectors) of its "
-		    "ideal sectors per warp request (worst: line %d, %.1f vs %.1f)", COALESCE_MARGIN,
-		    CHECK_COALESCE_SLACK, line, spr, ideal);
 }
 
 static void eval_speedup(const check_opts *o, check_report *rep)
@@ -674,12 +355,12 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 		int outside = 0;
 		for (int i = 0; i < ch->nruns; i++)
 			outside += ch->runs[i].violations;
-		set(c, CRIT_NOT_CHECKED, NULL, "not timed: %s", ch->baseline_failed ?
+		crit_set(c, CRIT_NOT_CHECKED, NULL, "not timed: %s", ch->baseline_failed ?
 		    "the baseline kernel failed to run" : outside ? "the kernel wrote outside a buffer" :
 		    "the kernel is not correct yet");
 		return;
 	}
-	double s = ch->baseline_ms / ch->kernel_ms;
+	double s = rep->view.speedup;   /* baseline_ms / kernel_ms (check_view.c) */
 	const check_predicted *pr = &rep->pred;
 	char measured[240], predicted[400] = "";
 	if (pr->ok)
@@ -699,23 +380,22 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 		         "\"predicted on\" line below); the lesson's steps say what removes that limit",
 		         pr->kernel.limiter_text);
 		c->predicted = 1;
-		set(c, pr->speedup >= o->l->speedup_gpu ? CRIT_PASS : CRIT_FAIL, why, "%s; the bar on a GPU is %.2fx (measured here: %.2fx, not "
+		crit_set(c, pr->speedup >= o->l->speedup_gpu ? CRIT_PASS : CRIT_FAIL, why, "%s; the bar on a GPU is %.2fx (measured here: %.2fx, not "
 		    "judged on a %s device)", predicted, o->l->speedup_gpu, s, ch->dev.type);
 		return;
 	}
 	if (bar <= 0) {
 		/* measured, not judged: see GUIDE.md "Speedup thresholds" */
-		set(c, CRIT_NOT_CHECKED, NULL, "%s; not judged on a %s device: there __local memory is "
+		crit_set(c, CRIT_NOT_CHECKED, NULL, "%s; not judged on a %s device: there __local memory is "
 		    "ordinary cached RAM, so %s -- judge speed on a GPU (make check LESSON=%d "
 		    "DEVICE=<gpu>)", measured, ch->dev.type, o->l->kind->cpu_speed_note, o->l->number);
 		return;
 	}
-	set(c, s >= bar ? CRIT_PASS : CRIT_FAIL, lesson_say(o->l, KS_SPEED_TRY),
+	crit_set(c, s >= bar ? CRIT_PASS : CRIT_FAIL, lesson_say(o->l, KS_SPEED_TRY),
 	    "%s; the bar on a %s device is %.2fx%s%s", measured, ch->dev.type,
 	    bar, predicted[0] ? "; " : "", predicted);
 }
 
-void tile_eval(const check_opts *o, const char *source, check_report *rep); /* tilechoice.c */
 
 /* Can this environment judge speed?  A GPU with the lesson's bar; a CPU device from the
  * prediction (GUIDE.md "Predicted GPU time"), where the Oclgrind analysis runs, unless the
@@ -758,15 +438,15 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	if (built) {
 		eval_runs(o, source, rep);
 		eval_correct(o, source, rep);
-		eval_memory(o, rep);
+		crit_memory(o, source, rep);
 		if (check_crit_find(rep, CRIT_RACE_FREE))
-			eval_races(o, source, rep);
+			crit_races(o, source, rep);
 		if (check_crit_find(rep, CRIT_USES_LOCAL))
-			eval_local(o, rep);
+			crit_local(o, rep);
 		if (check_crit_find(rep, CRIT_CONFLICT_FREE))
-			eval_conflicts(o, rep);
+			crit_conflicts(o, rep);
 		if (check_crit_find(rep, CRIT_COALESCED))
-			eval_coalesced(o, rep);
+			crit_coalesced(o, rep);
 		if (check_crit_find(rep, CRIT_SPEEDUP))
 			eval_speedup(o, rep);
 		if (check_crit_find(rep, CRIT_TILE_CHOICE))
@@ -775,7 +455,7 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 	int failed = 0;
 	for (int i = 0; i < rep->ncrit; i++) {
 		if (!built && rep->crit[i].id != CRIT_BUILDS)
-			set(&rep->crit[i], CRIT_NOT_CHECKED, NULL, "not checked: the %s",
+			crit_set(&rep->crit[i], CRIT_NOT_CHECKED, NULL, "not checked: the %s",
 			    rep->grader_failed ? "grader could not build the kernel (see builds)" :
 			    rep->child.signature[0] ? "kernel does not take the lesson's arguments" :
 			    "kernel does not build");

@@ -121,7 +121,7 @@ typedef struct devrun_ctx {
 	devrun_probe *probe;                    /* devrun_probe_main's page                      */
 	devrun_page *page;                      /* devrun_run_main's page                        */
 	size_t mem_share;                       /* RLIMIT_AS on top of the runtime, CPU only; 0 */
-	const char *compromise;                 /* tests only: CLGRADE_TEST_COMPROMISE (devrun.c) */
+	const char *compromise;                 /* tests: CLGRADE_TEST_COMPROMISE (devrun_run.c) */
 } devrun_ctx;
 /* Load the CPU runtime (PoCL) in the parent, in a thread, while the preprocessors run: the
  * children that open the device then find it mapped and relocated.  Join before forking any

@@ -151,26 +151,11 @@ void diag_first_error(const char *rewritten, char *out, size_t outlen)
 	}
 }
 
-/* One view of the source as a preprocessor sees it, for finding directives: backslash-newlines
- * joined, comments blanked, string and character literals kept whole (a slash-star inside one
- * opens no comment); line numbers kept by emitting the swallowed newlines at the end of the
- * logical line.  lenient adds what clang accepts and a stricter compiler may not: trigraphs
- * (??= is '#', ??/ a backslash), a lone CR ending a line, and blanks between a backslash and
- * its newline. */
-static char *clean_source(const char *s, int lenient)
+/* clean_source's passes, each from s into p (room for strlen(s) + 1: none writes more than
+ * it reads).  Trigraphs and line ends (lenient only). */
+static void clean_trigraphs(char *p, const char *s, int lenient)
 {
-	size_t n = strlen(s);
-	char *a = malloc(n + 1), *b = malloc(n + 1), *o = malloc(n + 1), *p;
-	if (!a || !b || !o) {
-		free(a), free(b), free(o);
-		return NULL;
-	}
-	/* A UTF-8 byte-order mark opening the file is skipped by clang: skip it too, or a
-	 * directive behind it would go unseen. */
-	if ((unsigned char)s[0] == 0xef && (unsigned char)s[1] == 0xbb && (unsigned char)s[2] == 0xbf)
-		s += 3;
-	/* Trigraphs and line ends (lenient only; never longer than the input). */
-	for (p = a; *s;) {
+	while (*s) {
 		if (lenient && s[0] == '?' && s[1] == '?' && (s[2] == '=' || s[2] == '/'))
 			*p++ = s[2] == '=' ? '#' : '\\', s += 3;
 		else if (lenient && s[0] == '\r')
@@ -179,9 +164,13 @@ static char *clean_source(const char *s, int lenient)
 			*p++ = *s++;
 	}
 	*p = '\0';
-	/* Backslash-newlines. */
+}
+
+/* Backslash-newlines joined, the newlines they swallowed emitted at the logical line's end. */
+static void clean_joins(char *p, const char *s, int lenient)
+{
 	int pending = 0;
-	for (s = a, p = b; *s;) {
+	while (*s) {
 		size_t k = 1 + (lenient && s[0] == '\\' ? strspn(s + 1, " \t\f\v") : 0);
 		if (s[0] == '\\' && s[k] == '\n') {
 			s += k + 1, pending++;
@@ -194,10 +183,14 @@ static char *clean_source(const char *s, int lenient)
 		}
 	}
 	*p = '\0';
-	/* Comments and literals (a literal ends at its line's end when unterminated). */
+}
+
+/* Comments and literals (a literal ends at its line's end when unterminated). */
+static void clean_comments(char *p, const char *s)
+{
 	char quote = 0;
-	pending = 0;
-	for (s = b, p = o; *s;) {
+	int pending = 0;
+	while (*s) {
 		if (quote && *s != '\n') {
 			if (*s == '\\' && s[1] && s[1] != '\n')
 				*p++ = *s++;
@@ -225,6 +218,29 @@ static char *clean_source(const char *s, int lenient)
 		}
 	}
 	*p = '\0';
+}
+
+/* One view of the source as a preprocessor sees it, for finding directives: backslash-newlines
+ * joined, comments blanked, string and character literals kept whole (a slash-star inside one
+ * opens no comment); line numbers kept by emitting the swallowed newlines at the end of the
+ * logical line.  lenient adds what clang accepts and a stricter compiler may not: trigraphs
+ * (??= is '#', ??/ a backslash), a lone CR ending a line, and blanks between a backslash and
+ * its newline. */
+static char *clean_source(const char *s, int lenient)
+{
+	size_t n = strlen(s);
+	char *a = malloc(n + 1), *b = malloc(n + 1), *o = malloc(n + 1);
+	if (!a || !b || !o) {
+		free(a), free(b), free(o);
+		return NULL;
+	}
+	/* A UTF-8 byte-order mark opening the file is skipped by clang: skip it too, or a
+	 * directive behind it would go unseen. */
+	if ((unsigned char)s[0] == 0xef && (unsigned char)s[1] == 0xbb && (unsigned char)s[2] == 0xbf)
+		s += 3;
+	clean_trigraphs(a, s, lenient);
+	clean_joins(b, a, lenient);
+	clean_comments(o, b);
 	free(a), free(b);
 	return o;
 }

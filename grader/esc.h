@@ -4,7 +4,7 @@
  * Untrusted text is anything of kernel, file-name or child origin: a kernel's file name, the
  * compiler's log, device strings and every other string copied from a sandboxed child's page
  * (check_child in check.h), the tracer's variable names, messages that quote any of these.
- * The renderers (report.c, batch.c, main.c) pass such strings through this module at their
+ * The renderers (report_text.c, report_json.c, report_gs.c, batch_class.c, main.c) pass such strings through this module at their
  * point of output; the grader's own text (its colours included) never goes through it.
  *
  * What comes out:

@@ -1,7 +1,7 @@
 /* gpum_check.c — the GPU time model inside one check: the model runs' summaries (gpum_run.c)
  * and the occupancy into a predicted time of the student's kernel and of the
  * baseline at the lesson's GPU timing size (gpumodel.h).  Computed before any renderer runs;
- * report.c only prints rep->pred. */
+ * report_gpum.c only prints rep->pred. */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,6 +1,6 @@
 /* gpum_run.c — the GPU time model's launches (gpumodel.h): the student's kernel and the
  * lesson's baseline once more under Oclgrind, at the kind's model size, Oclgrind's checkers off.
- * They run in the analysis child (check.c, analysis_main), after its analysed launches, in the
+ * They run in the analysis child (check_an.c, analysis_main), after its analysed launches, in the
  * same Oclgrind process: no second process, runtime or context of checkers to start.  The
  * child leaves a marker before them, so that the parent judges the analysis by the analysed
  * launches alone: a model launch that fails, crashes or outlasts the time limit leaves only no
@@ -107,7 +107,7 @@ static int launch_one(clrun *cl, const check_opts *o, const char *src, const cha
 	const kind *k = o->l->kind;
 	lesson_size s = gpum_model_size(k, tile);
 	char opts[64], path[4300], log[4096];
-	snprintf(opts, sizeof opts, "-DTILE=%d -cl-kernel-arg-info", tile);   /* check.c's */
+	snprintf(opts, sizeof opts, "-DTILE=%d -cl-kernel-arg-info", tile);   /* check_an.c's */
 	cl_program prog = NULL;
 	cl_int e = clrun_build(cl, src, opts, &prog, log, sizeof log);
 	cl_kernel kn = e == CL_SUCCESS ? clCreateKernel(prog, name, &e) : NULL;

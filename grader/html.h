@@ -1,7 +1,7 @@
 /* html.h — the HTML renderers: one self-contained page per check (`--html FILE`, html.c and
  * the drawings of html_svg.c) and one class index per batch (html_class.c).
  *
- * A renderer, like the text and JSON ones in report.c: it formats what the check computed
+ * A renderer, like the text and JSON ones (report_text.c, report_json.c): it formats what the check computed
  * and computes nothing.  The page is drawn from the check's JSON report (report_json), so
  * everything it shows is in the JSON too, plus the source the check graded
  * (check_report.source).  Pages fetch nothing (a Content-Security-Policy meta tag forbids
@@ -67,7 +67,7 @@ void html_svg_predicted(FILE *f, const cJSON *predicted);
 
 /* ---- the class index (html_class.c) ------------------------------------------------------- */
 
-/* index.html of a batch from its class summary (batch.c writes it to class.json too): the
+/* index.html of a batch from its class summary (batch_class.c writes it to class.json too): the
  * score histogram, the fail rate of each criterion, the most common first failures with an
  * example each, and one row per student linking to <student>.html.  0, or -1. */
 int html_class_write(const cJSON *summary, const char *path);

@@ -8,7 +8,7 @@
 
 enum { CELL = 22, LEFT = 58 };   /* one lane's box, and the room for the row labels */
 
-/* colour and mark of a lane's role (check.c annotate_lanes: bank.h roles) */
+/* colour and mark of a lane's role (check_sum.c annotate_lanes: bank.h roles) */
 static const char *role_fill(const char *role)
 {
 	return !strcmp(role, "conflict") ? "#E69F00" : !strcmp(role, "broadcast") ? "#56B4E9" :

@@ -27,6 +27,10 @@ static const char *const defaults[KS_COUNT] = {
 	[KS_SPEED_TRY] = "check that the global loads are coalesced, that each value staged in "
 	                 "__local memory is read there more than once, and that the loops keep "
 	                 "several loads in flight",
+	[KS_WORK_GROWS] = "a loop nest deeper than the lesson's, or a stride that revisits "
+	                  "elements: the sizes checked grow large",
+	[KS_INDEX_TRY] = "work out the largest index that access reaches for a work-item the "
+	                 "condition lets through, and compare it with the buffer's length",
 	[KS_ZERO_TRIP_TRY] = "let the loop run over every element the result needs, whatever the "
 	                     "size: (n + TILE - 1) / TILE turns of TILE, not n / TILE",
 };

@@ -4,8 +4,8 @@
  * grader/kind_<name>.c that fills one `kind` table: the inputs for a size and seed, the CPU
  * reference and its error bound, the NDRange geometry and scalar kernel arguments, the work
  * and traffic units the report prints, the diagnosis of a wrong result, and the sizes to check,
- * time and analyse.  The orchestration (check.c), runner (clrun.c), criteria (criteria.c) and
- * report (report.c) only call through this table: none of them switches on the kind.
+ * time and analyse.  The orchestration (check*.c), runner (clrun.c), criteria (criteria*.c) and
+ * report (report*.c) only call through this table: none of them switches on the kind.
  *
  * A new lesson of an existing kind is one registry row (lesson.c) plus its content; a new kind
  * is one more kind_<name>.c and its `extern` below.  GUIDE.md "Adding a lesson" lists the files.
@@ -38,6 +38,8 @@ typedef enum kind_say_id {
 	KS_LOCAL_TRY,      /* how to use __local memory at all (uses_local_memory)               */
 	KS_OOB_TRY,        /* an out-of-bounds or uninitialised access Oclgrind found            */
 	KS_SPEED_TRY,      /* what to look at when the measured speedup is under the bar        */
+	KS_WORK_GROWS,     /* far more work than the lesson needs, as the checked sizes grow    */
+	KS_INDEX_TRY,      /* an access under an if that still runs past its buffer: the index */
 	KS_COUNT
 } kind_say_id;
 

@@ -176,6 +176,9 @@ const kind kind_matmul = {
 		[KS_EDGE_PART] = "rows or columns",
 		[KS_LOCAL_TRY] = "declare a __local tile (e.g. __local float tile[TILE][TILE];), load "
 		                 "it cooperatively, barrier, then compute from it",
+		[KS_WORK_GROWS] = "a loop nest deeper than the lesson's: the sizes grow to hundreds",
+		[KS_INDEX_TRY] = "a row of each matrix is N long, so the element (row, col) is at "
+		                 "row * N + col, and k runs from 0 to N - 1",
 		[KS_SPEED_TRY] = "each element loaded into __local memory must be reused TILE times; "
 		                 "check that the tile loads are coalesced and the inner loop reads only "
 		                 "__local memory",

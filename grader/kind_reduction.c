@@ -123,8 +123,10 @@ static void finish(const ref_problem *p, const float *got, double *result)
 	result[0] = s;
 }
 
-/* What the missing amount matches: the tail past the last multiple of TILE, the first
- * element of each group's load, or everything but one work-item's share. */
+/* What the missing amount matches: the tail past the last multiple of TILE (when a full group
+ * exists); below one group a sum of 0, which a load stopping early and a tree losing the value
+ * both give (so both are named); at n = 1 a wrong non-zero sum, changed inside the group (its
+ * one load cannot be partly wrong); else elements missing or counted twice. */
 static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
 {
 	double total, a, tail = 0;
@@ -135,11 +137,25 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 	double b = kind_reduce_bound(n, p->tile, a);
 	for (int i = full; i < n; i++)
 		tail += p->in[0][i];
-	if (full < n && fabs(got_sum - (total - tail)) <= b) {
+	if (full > 0 && full < n && fabs(got_sum - (total - tail)) <= b) {
 		snprintf(buf, len, "the sum misses exactly the last %d elements (from in[%d] on): n=%d "
 		         "is not a multiple of the work-group size %d, and the loads past the last full "
 		         "group were dropped -- guard each load with i < n instead of stopping early",
 		         n - full, full, n, p->tile);
+		return 1;
+	}
+	if (full == 0 && fabs(total) > b && fabs(got_sum) <= b) {
+		snprintf(buf, len, "the sum misses all %d elements (n=%d, less than one group of %d): "
+		         "none reached partial[0] -- either the load stops before n (at the last full "
+		         "group, say) or a tree step loses the value (follow s[0] through the steps by "
+		         "hand: each must keep its value and gain its partner's)", n, n, p->tile);
+		return 1;
+	}
+	if (n == 1 && fabs(got_sum - total) > b) {
+		snprintf(buf, len, "at n=1 work-item 0 loads the only element (%.7g), yet the "
+		         "partial sums add up to %.7g: the value is changed inside the group, between "
+		         "the load and partial[0] -- follow s[0] through the tree steps by hand: each "
+		         "must keep its value and gain its partner's", total, got_sum);
 		return 1;
 	}
 	if (isfinite(got_sum) && fabs(got_sum) > 0 && fabs(got_sum - total) > b)
@@ -312,6 +328,12 @@ const kind kind_reduction = {
 		[KS_EDGE_PART] = "elements",
 		[KS_LOCAL_TRY] = "store each work-item's sum in a __local array of TILE floats, barrier, "
 		                 "then add the group's values from there",
+		[KS_WORK_GROWS] = "a grid-stride loop that steps by less than get_global_size(0), so "
+		                  "the groups revisit each other's elements, or a loop nest deeper than "
+		                  "the lesson's: n grows past a million",
+		[KS_INDEX_TRY] = "a work-item's elements are i, i + g, i + 2g, ... (g = "
+		                 "get_global_size(0)) while they stay below n, and partial has one "
+		                 "element per work-group",
 		[KS_SPEED_TRY] = "keep several loads in flight per work-item (a loop that loads a few "
 		                 "elements per turn), no divergent tree steps, and sequential "
 		                 "addressing in the tree",

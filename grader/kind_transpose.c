@@ -119,6 +119,9 @@ const kind kind_transpose = {
 		[KS_EDGE_PART] = "rows or columns",
 		[KS_LOCAL_TRY] = "declare a __local tile (e.g. __local float tile[TILE][TILE + 1];), "
 		                 "load it along rows, barrier, then store it along rows of out",
+		[KS_WORK_GROWS] = "a loop nest deeper than the lesson's: the sizes grow to hundreds",
+		[KS_INDEX_TRY] = "check every use of rows and cols: a row of in is cols long, a row "
+		                 "of out is rows long",
 		[KS_SPEED_TRY] = "check that both the load of in and the store to out are coalesced "
 		                 "(each a row of the tile) and that the tile's column read is "
 		                 "conflict-free",

@@ -147,7 +147,8 @@ static int grade(check_args *a, int quiet)
 	return rc;
 }
 
-static int cmd_check(int argc, char **argv)
+/* The options of `clgrade check` into a.  -1 to go on, else the exit code (--help: 0). */
+static int check_options(int argc, char **argv, check_args *a)
 {
 	static const struct option opts[] = {
 		{ "device", required_argument, 0, 'd' }, { "json", required_argument, 0, 'j' },
@@ -158,50 +159,84 @@ static int cmd_check(int argc, char **argv)
 		{ "html", required_argument, 0, 'H' }, { "html-reload", required_argument, 0, 'R' },
 		{ 0, 0, 0, 0 },
 	};
-	check_args a = { .o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20,
-	                        .profile = "nvidia", .analysis = 1 } };
 	int c;
 	while ((c = getopt_long(argc, argv, "d:j:s:t:m:p:nl:g:h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': a.o.device = optarg; break;
-		case 'j': a.json = optarg; break;
+		case 'd': a->o.device = optarg; break;
+		case 'j': a->json = optarg; break;
 		case 's':
-			if (cliopt_seed("check", "seed", optarg, &a.o.seed) != 0)
+			if (cliopt_seed("check", "seed", optarg, &a->o.seed) != 0)
 				return 2;
-			a.seed_given = 1;
+			a->seed_given = 1;
 			break;
 		case 't':
-			if (cliopt_seconds("check", "timeout", optarg, &a.o.timeout_s) != 0)
+			if (cliopt_seconds("check", "timeout", optarg, &a->o.timeout_s) != 0)
 				return 2;
 			break;
 		case 'm':
-			if (cliopt_size_mb("check", "memory", optarg, &a.o.mem_bytes) != 0)
+			if (cliopt_size_mb("check", "memory", optarg, &a->o.mem_bytes) != 0)
 				return 2;
 			break;
-		case 'p': a.o.profile = optarg; break;
-		case 'n': a.o.analysis = 0; break;
+		case 'p': a->o.profile = optarg; break;
+		case 'n': a->o.analysis = 0; break;
 		case 'l':
-			if (cliopt_bytes("check", "local-mem", optarg, &a.o.local_mem) != 0)
+			if (cliopt_bytes("check", "local-mem", optarg, &a->o.local_mem) != 0)
 				return 2;
 			break;
-		case 'g': a.gradescope = optarg; break;
-		case 'H': a.html = optarg; break;
-		case 'R': a.html_reload = atoi(optarg) > 0 ? atoi(optarg) : 2; break;
+		case 'g': a->gradescope = optarg; break;
+		case 'H': a->html = optarg; break;
+		case 'R': a->html_reload = atoi(optarg) > 0 ? atoi(optarg) : 2; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
 	}
-	if (!bank_profile_find(a.o.profile)) {
+	if (!bank_profile_find(a->o.profile)) {
 		fprintf(stderr, "clgrade: unknown bank profile \"%s\" (nvidia, amd-cdna, amd-rdna, intel)\n",
-		        a.o.profile);
+		        a->o.profile);
 		return 2;
 	}
-	if (a.o.timeout_s <= 0) {
+	if (a->o.timeout_s <= 0) {
 		fprintf(stderr, "clgrade: --timeout must be positive\n");
 		return 2;
 	}
-	if (!a.seed_given)
-		a.o.seed = ((unsigned long long)time(NULL) ^ (unsigned long long)getpid() << 16) % 1000000;
+	if (!a->seed_given)
+		a->o.seed = ((unsigned long long)time(NULL) ^ (unsigned long long)getpid() << 16) % 1000000;
+	return -1;
+}
+
+/* `clgrade check` without a LESSON: every lesson's starter, one line each, and where the
+ * student is. */
+static int check_all(check_args *a)
+{
+	char path[4096];
+	int worst = 0;
+	const lesson *at = NULL;     /* the first lesson not passed yet: where the student is */
+	printf("progress (each lesson's kernels/starter file; details: make check LESSON=N)\n");
+	for (int i = 0; i < lesson_count(); i++) {
+		a->o.l = lesson_at(i);
+		lesson_path(a->o.l, "starter", path, sizeof path);
+		a->o.kernel = path;
+		int rc = grade(a, 1);
+		worst = rc > worst ? rc : worst;
+		if (rc != 0 && !at)
+			at = a->o.l;
+	}
+	if (at)
+		printf("you are at lesson %d, %s: read lessons/%s/README.md, then `make check LESSON=%d`"
+		       " (or `make watch LESSON=%d`)\n", at->number, at->title, at->slug, at->number,
+		       at->number);
+	else
+		printf("every lesson passes: well done\n");
+	return worst;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	check_args a = { .o = { .timeout_s = 20, .mem_bytes = (size_t)8192 << 20,
+	                        .profile = "nvidia", .analysis = 1 } };
+	int rc = check_options(argc, argv, &a);
+	if (rc >= 0)
+		return rc;
 	char path[4096];
 	if (optind < argc) {
 		a.o.l = lesson_find(argv[optind]);
@@ -225,25 +260,7 @@ static int cmd_check(int argc, char **argv)
 		fprintf(stderr, "clgrade: --json, --gradescope and --html need a LESSON\n");
 		return 2;
 	}
-	int worst = 0;
-	const lesson *at = NULL;     /* the first lesson not passed yet: where the student is */
-	printf("progress (each lesson's kernels/starter file; details: make check LESSON=N)\n");
-	for (int i = 0; i < lesson_count(); i++) {
-		a.o.l = lesson_at(i);
-		lesson_path(a.o.l, "starter", path, sizeof path);
-		a.o.kernel = path;
-		int rc = grade(&a, 1);
-		worst = rc > worst ? rc : worst;
-		if (rc != 0 && !at)
-			at = a.o.l;
-	}
-	if (at)
-		printf("you are at lesson %d, %s: read lessons/%s/README.md, then `make check LESSON=%d`"
-		       " (or `make watch LESSON=%d`)\n", at->number, at->title, at->slug, at->number,
-		       at->number);
-	else
-		printf("every lesson passes: well done\n");
-	return worst;
+	return check_all(&a);
 }
 
 int main(int argc, char **argv)

@@ -153,42 +153,40 @@ static int print_json(const occ_profile *one, const occ_input *in)
 	return 0;
 }
 
-int occ_main(int argc, char **argv)
+/* The options into in, *profile, *json, *list, *have_wg.  -1 to go on, else the exit code. */
+static int occ_options(int argc, char **argv, occ_input *in, const char **profile, int *json,
+                       int *list, int *have_wg)
 {
-	occ_input in = { 0 };
-	const occ_profile *one = NULL;
-	const char *profile = NULL;
-	int json = 0, list = 0, have_wg = 0, c;
+	int c;
 	long v;
-
 	optind = 0; /* glibc: full re-initialisation, main() may have run getopt already */
 	while ((c = getopt_long(argc, argv, "p:w:l:r:jLh", options, NULL)) != -1) {
 		switch (c) {
-		case 'p': profile = optarg; break;
+		case 'p': *profile = optarg; break;
 		case 'w':
 			if (!parse_num("--work-group", optarg, INT_MAX, &v))
 				return 2;
-			in.work_group = (int)v;
-			have_wg = 1;
+			in->work_group = (int)v;
+			*have_wg = 1;
 			break;
 		case 'l':
 			if (!parse_num("--local-bytes", optarg, LONG_MAX, &v))
 				return 2;
-			in.local_bytes = v;
+			in->local_bytes = v;
 			break;
 		case 'r':
 			if (!parse_num("--registers", optarg, INT_MAX, &v))
 				return 2;
-			in.registers = (int)v;
+			in->registers = (int)v;
 			break;
 		case OPT_SUB_GROUP:
 			if (!parse_num("--sub-group", optarg, INT_MAX, &v))
 				return 2;
-			in.sub_group = (int)v;
+			in->sub_group = (int)v;
 			break;
-		case OPT_OPT_IN: in.opt_in = 1; break;
-		case 'j': json = 1; break;
-		case 'L': list = 1; break;
+		case OPT_OPT_IN: in->opt_in = 1; break;
+		case 'j': *json = 1; break;
+		case 'L': *list = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
@@ -198,6 +196,18 @@ int occ_main(int argc, char **argv)
 		usage(stderr);
 		return 2;
 	}
+	return -1;
+}
+
+int occ_main(int argc, char **argv)
+{
+	occ_input in = { 0 };
+	const occ_profile *one = NULL;
+	const char *profile = NULL;
+	int json = 0, list = 0, have_wg = 0;
+	int rc = occ_options(argc, argv, &in, &profile, &json, &list, &have_wg);
+	if (rc >= 0)
+		return rc;
 	if (list) {
 		print_list();
 		return 0;

@@ -429,7 +429,10 @@ static preproc_result pre_finish(pre_run *p, char **out, char *msg, size_t msgle
 			         ": %.300s\n", j->kernel_path, st.code, e ? e : "");
 		free(e);
 	} else {
+		/* the time limit or a signal (memory, file size): whose fault is for the control run
+		 * on the lesson's solution to tell (check_prep.c), not for this file alone */
 		snprintf(msg, msglen, "%s: error: preprocessing %s\n", j->kernel_path, st.what);
+		r = PREPROC_ERROR;
 	}
 	if (r != PREPROC_OK) {
 		free(*out);

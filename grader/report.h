@@ -1,5 +1,7 @@
-/* report.h — what a check says: a short terminal report (colour on a TTY, NO_COLOR respected)
- * and the JSON report (keys as in GUIDE.md, "The JSON report") through libcjson. */
+/* report.h — the renderers of a check: a short terminal report (report_text.c; colour on a
+ * TTY, NO_COLOR respected), the JSON report (report_json.c; keys as in GUIDE.md, "The JSON
+ * report") through libcjson, Gradescope's results (report_gs.c), and what they share
+ * (report.c).  They format what the stages computed (check.h; the figures: check_view.h). */
 #ifndef REPORT_H
 #define REPORT_H
 
@@ -32,6 +34,11 @@ void report_wrap(FILE *f, const char *raw, int col, int indent);
  * "predicted" in the JSON object t (timing; the report's root when nothing was timed). */
 void report_predicted_text(FILE *f, const check_report *rep);
 void report_predicted_json(cJSON *t, const check_report *rep);
+/* The tracer's JSON as the renderers read it: a number member (0 when absent), a string
+ * member ("?" when absent). */
+int report_ival(cJSON *o, const char *k);
+double report_dval(cJSON *o, const char *k);
+const char *report_sval(cJSON *o, const char *k);
 /* Whether to colour f (a TTY and NO_COLOR unset). */
 int report_color(FILE *f);
 

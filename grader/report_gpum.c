@@ -66,7 +66,7 @@ void report_predicted_text(FILE *f, const check_report *rep)
 	fprintf(f, "  ");
 	report_wrap(f, line, 2, 4);
 	if (ch->timed && strcmp(ch->dev.type, "GPU") == 0 && ch->kernel_ms > 0)
-		fprintf(f, "    measured here / predicted: %.2f\n", ch->kernel_ms / pr->kernel.ms);
+		fprintf(f, "    measured here / predicted: %.2f\n", rep->view.measured_over_predicted);
 	text_sweep(f, pr);
 	text_lanes(f, &pr->kernel);
 }
@@ -106,7 +106,7 @@ void report_predicted_json(cJSON *t, const check_report *rep)
 		cJSON_AddNumberToObject(p, "bar", rep->opts.l->speedup_gpu);
 	const check_child *ch = &rep->child;
 	if (ch->timed && strcmp(ch->dev.type, "GPU") == 0)
-		cJSON_AddNumberToObject(p, "measured_over_predicted", ch->kernel_ms / pr->kernel.ms);
+		cJSON_AddNumberToObject(p, "measured_over_predicted", rep->view.measured_over_predicted);
 	json_sweep(p, pr);
 	cJSON_AddItemToObject(t, "predicted", p);
 }

@@ -175,16 +175,11 @@ static int limiter_ok(const char *word, const occ_result *r)
 	return 0;
 }
 
-/* One profile's choice: 1 right, else 0 with msg/try_ filled in. */
-static int judge(const check_report *rep, const tile_profile *tp, const char *source,
-                 char *msg, size_t mlen, char *try_, size_t tlen)
+/* The #defines as the compiler sees them (t_rc, l_rc: tile_value's answers for tname and
+ * lname): 1 when each is one plain value, else 0 with msg/try_ filled in. */
+static int judge_defines(const check_report *rep, const char *tname, const char *lname,
+                         int t_rc, int l_rc, char *msg, size_t mlen, char *try_, size_t tlen)
 {
-	const occ_profile *p = occ_profile_find(tp->profile);
-	char tname[64], lname[64], tile_s[64] = "", lim_s[64] = "";
-	snprintf(tname, sizeof tname, "CHOSEN_TILE_%s", tp->suffix);
-	snprintf(lname, sizeof lname, "CHOSEN_LIMITER_%s", tp->suffix);
-	int t_rc = tile_value(rep, source, tname, tile_s, sizeof tile_s);
-	int l_rc = tile_value(rep, source, lname, lim_s, sizeof lim_s);
 	if (t_rc == -4 || l_rc == -4) {
 		const char *vary = t_rc == -4 ? tname : lname;
 		int k = probe_index(vary);
@@ -212,6 +207,42 @@ static int judge(const check_report *rep, const tile_profile *tp, const char *so
 		         "delete the others", twice);
 		return 0;
 	}
+	return 1;
+}
+
+/* A TILE that launches on p but is not the best of the sweep: which rule it breaks, never the
+ * TILE that keeps both (hints.md: no answers). */
+static void not_best(const check_report *rep, const tile_profile *tp, const occ_profile *p,
+                     long chosen, int best, const occ_result *rr, char *msg, size_t mlen,
+                     char *try_, size_t tlen)
+{
+	occ_result r = *rr;
+	occ_result b = tile_occupancy(rep, p, best);
+	snprintf(msg, mlen, "TILE=%ld on %s: %d group%s of %ld work-items per SM = %d of its "
+	         "%d warp slots, %.0f%% occupancy, limited by %s, %.3f global bytes per FLOP; %s",
+	         chosen, tp->short_name, r.groups_per_cu, r.groups_per_cu == 1 ? "" : "s",
+	         chosen * chosen, r.active_warps, r.max_warps, 100 * r.occupancy,
+	         occ_limiter_name(r.limiter), 4.0 / chosen,
+	         b.occupancy > r.occupancy ? "another TILE of the sweep reaches a higher occupancy"
+	         : "another TILE of the sweep reaches the same occupancy with fewer global bytes "
+	           "per FLOP");
+	snprintf(try_, tlen, "in the TILE sweep table below, keep the TILEs with the highest %s "
+	         "occupancy, then take the one that loads the fewest bytes per FLOP",
+	         tp->short_name);
+}
+
+/* One profile's choice: 1 right, else 0 with msg/try_ filled in. */
+static int judge(const check_report *rep, const tile_profile *tp, const char *source,
+                 char *msg, size_t mlen, char *try_, size_t tlen)
+{
+	const occ_profile *p = occ_profile_find(tp->profile);
+	char tname[64], lname[64], tile_s[64] = "", lim_s[64] = "";
+	snprintf(tname, sizeof tname, "CHOSEN_TILE_%s", tp->suffix);
+	snprintf(lname, sizeof lname, "CHOSEN_LIMITER_%s", tp->suffix);
+	int t_rc = tile_value(rep, source, tname, tile_s, sizeof tile_s);
+	int l_rc = tile_value(rep, source, lname, lim_s, sizeof lim_s);
+	if (!judge_defines(rep, tname, lname, t_rc, l_rc, msg, mlen, try_, tlen))
+		return 0;
 	int has_tile = t_rc == 0;
 	int has_lim = l_rc == 0;
 	const char *quoted = strchr("\"'", tile_s[0]) && tile_s[0] ? tname :
@@ -244,19 +275,7 @@ static int judge(const check_report *rep, const tile_profile *tp, const char *so
 	}
 	int best = tile_best(rep, p);
 	if (chosen != best) {
-		/* which rule the choice breaks, never the TILE that keeps both (hints.md: no answers) */
-		occ_result b = tile_occupancy(rep, p, best);
-		snprintf(msg, mlen, "TILE=%ld on %s: %d group%s of %ld work-items per SM = %d of its "
-		         "%d warp slots, %.0f%% occupancy, limited by %s, %.3f global bytes per FLOP; %s",
-		         chosen, tp->short_name, r.groups_per_cu, r.groups_per_cu == 1 ? "" : "s",
-		         chosen * chosen, r.active_warps, r.max_warps, 100 * r.occupancy,
-		         occ_limiter_name(r.limiter), 4.0 / chosen,
-		         b.occupancy > r.occupancy ? "another TILE of the sweep reaches a higher occupancy"
-		         : "another TILE of the sweep reaches the same occupancy with fewer global bytes "
-		           "per FLOP");
-		snprintf(try_, tlen, "in the TILE sweep table below, keep the TILEs with the highest %s "
-		         "occupancy, then take the one that loads the fewest bytes per FLOP",
-		         tp->short_name);
+		not_best(rep, tp, p, chosen, best, &r, msg, mlen, try_, tlen);
 		return 0;
 	}
 	if (!has_lim || !limiter_ok(lim_s, &r)) {

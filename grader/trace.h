@@ -132,6 +132,18 @@ struct cJSON *trace_merge_first(const struct cJSON *run);
  * if's line (1) or the return's line (2).  Comments and strings are ignored. */
 int trace_skip_condition(const char *source, int barrier_line, char *cond, size_t len, int *cond_line);
 
+/* The innermost `if (cond)` whose statement holds code on `line` of source: 1 with cond and
+ * *cond_line (the if's line) filled, 0 when that line runs under no if.  An else branch does
+ * not count (its condition is the if's negation, rarely the guard a student meant).  Comments
+ * and strings are ignored. */
+int trace_guard_condition(const char *source, int line, char *cond, size_t len, int *cond_line);
+
+/* The innermost `if (cond)` whose statement holds code on `line` of source: 1 with cond and
+ * *cond_line (the if's line) filled, 0 when that line runs under no if.  An else branch does
+ * not count (its condition is the if's negation, rarely the guard a student meant).  Comments
+ * and strings are ignored. */
+int trace_guard_condition(const char *source, int line, char *cond, size_t len, int *cond_line);
+
 /* Write the summary to path; 0 or -1. */
 int trace_write(trace *t, const char *path);
 

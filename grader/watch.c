@@ -97,6 +97,27 @@ static void grade(const char *kernel, char **check_argv)
 	fflush(stdout);
 }
 
+/* clgrade check LESSON KERNEL [options] (argv[first_opt..]): calloc'd, NULL-terminated. */
+static char **check_command(int argc, char **argv, int first_opt, const char *kernel)
+{
+	char **check_argv = calloc((size_t)argc + 6, sizeof *check_argv);
+	int n = 0;
+	check_argv[n++] = "clgrade";
+	check_argv[n++] = "check";
+	check_argv[n++] = argv[1];
+	check_argv[n++] = (char *)kernel;
+	int html = 0;
+	for (int i = first_opt; i < argc; i++) {
+		html |= strcmp(argv[i], "--html") == 0 || strncmp(argv[i], "--html=", 7) == 0;
+		check_argv[n++] = argv[i];
+	}
+	if (html) {          /* the page reloads itself while this watch rewrites it (html.h) */
+		check_argv[n++] = "--html-reload";
+		check_argv[n++] = "2";
+	}
+	return check_argv;
+}
+
 int watch_main(int argc, char **argv)
 {
 	const lesson *l = argc > 1 ? lesson_find(argv[1]) : NULL;
@@ -133,22 +154,7 @@ int watch_main(int argc, char **argv)
 		fprintf(stderr, "clgrade watch: cannot watch %s: %s\n", dir, strerror(errno));
 		return 2;
 	}
-	/* clgrade check LESSON KERNEL [options] */
-	char **check_argv = calloc((size_t)argc + 6, sizeof *check_argv);
-	int n = 0;
-	check_argv[n++] = "clgrade";
-	check_argv[n++] = "check";
-	check_argv[n++] = argv[1];
-	check_argv[n++] = (char *)kernel;
-	int html = 0;
-	for (int i = first_opt; i < argc; i++) {
-		html |= strcmp(argv[i], "--html") == 0 || strncmp(argv[i], "--html=", 7) == 0;
-		check_argv[n++] = argv[i];
-	}
-	if (html) {          /* the page reloads itself while this watch rewrites it (html.h) */
-		check_argv[n++] = "--html-reload";
-		check_argv[n++] = "2";
-	}
+	char **check_argv = check_command(argc, argv, first_opt, kernel);
 	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);

@@ -5,14 +5,15 @@
 // can test it.  This file therefore only translates: for every __local and __global access
 // of the kernel it finds the work-group (linearised here: WorkGroup::getGroupIndex() is
 // wrong for 2-D/3-D ranges in 21.10), the linear local id, the instruction and its source
-// line:column, and passes them on; it names the variables (kernel-scope __local variables
-// and __local arguments from the work-group's local allocations, __global/__constant
-// buffers from the kernel's argument values) and forwards every Oclgrind diagnostic.
-// trace.c rebuilds warps, prices them and writes the JSON summary ($CLTRACE_OUT).
+// line:column (ircode.cpp), and passes them on; it names the variables (kernel-scope __local
+// variables and __local arguments from the work-group's local allocations, __global/__constant
+// buffers from the kernel's argument values), hands the kernel's code to irmlp.c (ircode.cpp)
+// and forwards every Oclgrind diagnostic.  trace.c rebuilds warps, prices them and writes the
+// JSON summary ($CLTRACE_OUT).
 //
 // Build (the Makefile does this; -fno-rtti is required: liboclgrind has no RTTI):
 //   g++ -O2 -fPIC -shared $(llvm-config-14 --cxxflags) -std=c++17 -fno-rtti -fexceptions
-//       -Igrader -o build/libcltrace.so grader/tracer/cltrace.cpp trace.o bank.o
+//       -Igrader -o build/libcltrace.so grader/tracer/*.cpp trace*.o bank.o irmlp.o
 //       -loclgrind -lLLVM-14 -lcjson
 // Use: OCLGRIND_PLUGINS=build/libcltrace.so CLTRACE_OUT=out.json <host on Oclgrind>
 //
@@ -29,25 +30,18 @@
 #include <oclgrind/WorkGroup.h>
 #include <oclgrind/WorkItem.h>
 
-#include <llvm/IR/DebugInfoMetadata.h>
-#include <llvm/IR/DebugLoc.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Instruction.h>
-#include <llvm/IR/Function.h>
-#include <llvm/IR/Instructions.h>
-#include <llvm/IR/IntrinsicInst.h>
-#include <llvm/Support/Casting.h>
 #include <llvm/IR/Value.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
-#include <vector>
 
 extern "C" {
-#include "irmlp.h"
 #include "trace.h"
 }
+#include "ircode.h"
 
 using namespace oclgrind;
 
@@ -58,99 +52,38 @@ class CLTrace : public Plugin
 {
 public:
   explicit CLTrace(const Context* context) : Plugin(context), m_trace(trace_new()) {}
-
-  ~CLTrace() override
-  {
-    trace_finish(m_trace);
-    trace_free(m_trace);
-  }
+  ~CLTrace() override;
 
   bool isThreadSafe() const override { return true; }
+  void kernelBegin(const KernelInvocation* ki) override;
+  void kernelEnd(const KernelInvocation*) override;
+  void workGroupBegin(const WorkGroup* wg) override;
+  void workGroupBarrier(const WorkGroup*, uint32_t) override { trace_barrier(m_trace); }
+  void workGroupComplete(const WorkGroup*) override { trace_group_end(m_trace); }
 
-  void kernelBegin(const KernelInvocation* ki) override
-  {
-    m_kernel = ki->getKernel();
-    m_local = ki->getLocalSize();
-    m_groups = ki->getNumGroups();
-    size_t local[3] = {m_local.x, m_local.y, m_local.z};
-    size_t groups[3] = {m_groups.x, m_groups.y, m_groups.z};
-    trace_kernel_begin(m_trace, m_kernel->getName().c_str(), local, groups);
-    // The grader names the problem's extent: only groups wholly inside it are priced.
-    unsigned long long ex = 0, ey = 0;
-    if (const char* e = getenv("CLTRACE_EXTENT"))
-      if (sscanf(e, "%llu %llu", &ex, &ey) == 2)
-        trace_interior(m_trace, ex, ey);
-    addGlobalVariables();
-    walkCode();
-    m_localsNamed = false;
-  }
-
-  void kernelEnd(const KernelInvocation*) override
-  {
-    trace_kernel_end(m_trace);
-    m_kernel = nullptr;
-  }
-
-  void workGroupBegin(const WorkGroup* wg) override
-  {
-    // Every group allocates the same __local variables in the same order into
-    // a fresh local Memory, so their addresses are named once per run, before
-    // any group (on any thread) goes on to access them.
-    {
-      std::lock_guard<std::mutex> lock(m_localsLock);
-      if (!m_localsNamed)
-        addLocalVariables(wg);
-    }
-    trace_group_begin(m_trace, groupIndex(wg));
-  }
-
-  void workGroupBarrier(const WorkGroup*, uint32_t) override
-  {
-    trace_barrier(m_trace);
-  }
-
-  void workGroupComplete(const WorkGroup*) override
-  {
-    trace_group_end(m_trace);
-  }
-
-  void memoryLoad(const Memory* m, const WorkItem* wi, size_t address,
-                  size_t size) override
+  void memoryLoad(const Memory* m, const WorkItem* wi, size_t address, size_t size) override
   {
     record(m, wi, address, size, TRACE_LOAD);
   }
-
-  void memoryStore(const Memory* m, const WorkItem* wi, size_t address,
-                   size_t size, const uint8_t*) override
+  void memoryStore(const Memory* m, const WorkItem* wi, size_t address, size_t size,
+                   const uint8_t*) override
   {
     record(m, wi, address, size, TRACE_STORE);
   }
-
-  void memoryAtomicLoad(const Memory* m, const WorkItem* wi, AtomicOp,
-                        size_t address, size_t size) override
+  void memoryAtomicLoad(const Memory* m, const WorkItem* wi, AtomicOp, size_t address,
+                        size_t size) override
   {
     record(m, wi, address, size, TRACE_ATOMIC);
   }
-
-  void memoryAtomicStore(const Memory* m, const WorkItem* wi, AtomicOp,
-                         size_t address, size_t size) override
+  void memoryAtomicStore(const Memory* m, const WorkItem* wi, AtomicOp, size_t address,
+                         size_t size) override
   {
     record(m, wi, address, size, TRACE_ATOMIC_STORE);
   }
-
   // async_work_group_copy, performed by the group at its wait: bytes only.
-  void memoryLoad(const Memory* m, const WorkGroup*, size_t, size_t size) override
-  {
-    if (m->getAddressSpace() == AddrSpaceGlobal)
-      trace_copy_bytes(m_trace, TRACE_GLOBAL, 0, size);
-  }
-
+  void memoryLoad(const Memory* m, const WorkGroup*, size_t, size_t size) override;
   void memoryStore(const Memory* m, const WorkGroup*, size_t, size_t size,
-                   const uint8_t*) override
-  {
-    if (m->getAddressSpace() == AddrSpaceGlobal)
-      trace_copy_bytes(m_trace, TRACE_GLOBAL, 1, size);
-  }
+                   const uint8_t*) override;
 
   void log(MessageType type, const char* message) override
   {
@@ -164,166 +97,135 @@ private:
   std::mutex m_localsLock;
   bool m_localsNamed = false;
 
-  static unsigned addressSpaceOf(const llvm::Value* v)
-  {
-    const llvm::Type* t = v->getType();
-    return t->isPointerTy() ? t->getPointerAddressSpace() : AddrSpacePrivate;
-  }
-
-  // __global and __constant buffers: the kernel's pointer arguments (and
-  // program-scope variables), whose values are addresses in global memory.
-  void addGlobalVariables()
-  {
-    const Memory* global = m_context->getGlobalMemory();
-    for (auto it = m_kernel->values_begin(); it != m_kernel->values_end(); ++it)
-    {
-      unsigned as = addressSpaceOf(it->first);
-      const TypedValue& tv = it->second;
-      if ((as != AddrSpaceGlobal && as != AddrSpaceConstant) || !tv.data ||
-          tv.size != sizeof(size_t))
-        continue;
-      size_t address = tv.getPointer();
-      const Memory::Buffer* b = global->getBuffer(address);
-      size_t offset = global->extractOffset(address);
-      size_t bytes = b && b->size > offset ? b->size - offset : 0;
-      trace_variable(m_trace, TRACE_GLOBAL, it->first->getName().str().c_str(),
-                     address, bytes);
-    }
-  }
-
-  // The kernel function's instructions, block by block, to irmlp (loads in flight):
-  // __global/__constant loads, fences (calls, __global stores), the rest.
-  void walkCode()
-  {
-    irmlp* m = trace_code(m_trace);
-    const llvm::Function* f = m_kernel->getFunction();
-    if (!m || !f)
-      return;
-    std::vector<const void*> ops;
-    const llvm::BasicBlock* prev = nullptr;
-    for (const llvm::BasicBlock& bb : *f)
-    {
-      const void* cond = predicable(prev, &bb);
-      irmlp_step(m, cond ? IRMLP_BLOCK_IF : IRMLP_BLOCK, &bb, &cond, cond ? 1 : 0);
-      prev = &bb;
-      for (const llvm::Instruction& inst : bb)
-      {
-        ops.clear();
-        for (const llvm::Use& op : inst.operands())
-          ops.push_back(op.get());
-        irmlp_step(m, codeOp(inst), &inst, ops.data(), (int)ops.size());
-      }
-    }
-    irmlp_end(m);
-  }
-
-  // The condition of a short `if` whose body is bb, or null: bb's one predecessor is prev, the
-  // block laid out just before it, which branches on that condition to bb or to bb's one
-  // successor.  A GPU compiler predicates such a body (CUDA C Programming Guide, "Branch
-  // predication"), so its loads issue with prev's (irmlp.h, IRMLP_BLOCK_IF).
-  static const void* predicable(const llvm::BasicBlock* prev, const llvm::BasicBlock* bb)
-  {
-    if (!prev || bb->getSinglePredecessor() != prev || !bb->getSingleSuccessor())
-      return nullptr;
-    const llvm::BranchInst* br = llvm::dyn_cast<llvm::BranchInst>(prev->getTerminator());
-    if (!br || !br->isConditional())
-      return nullptr;
-    const llvm::BasicBlock* other =
-        br->getSuccessor(0) == bb ? br->getSuccessor(1) : br->getSuccessor(0);
-    return other == bb->getSingleSuccessor() ? br->getCondition() : nullptr;
-  }
-
-  static irmlp_op codeOp(const llvm::Instruction& inst)
-  {
-    if (const llvm::LoadInst* l = llvm::dyn_cast<llvm::LoadInst>(&inst))
-    {
-      unsigned as = l->getPointerAddressSpace();
-      return as == AddrSpaceGlobal || as == AddrSpaceConstant ? IRMLP_LOAD : IRMLP_OTHER;
-    }
-    if (const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&inst))
-      return st->getPointerAddressSpace() == AddrSpaceGlobal ? IRMLP_FENCE : IRMLP_OTHER;
-    if (llvm::isa<llvm::DbgInfoIntrinsic>(&inst))
-      return IRMLP_OTHER;
-    return llvm::isa<llvm::CallBase>(&inst) ? IRMLP_FENCE : IRMLP_OTHER;
-  }
-
-  // __local: kernel-scope variables ("kernel.var") and __local arguments.
-  void addLocalVariables(const WorkGroup* wg)
-  {
-    m_localsNamed = true;
-    for (auto it = m_kernel->values_begin(); it != m_kernel->values_end(); ++it)
-    {
-      if (addressSpaceOf(it->first) != AddrSpaceLocal)
-        continue;
-      trace_variable(m_trace, TRACE_LOCAL, it->first->getName().str().c_str(),
-                     wg->getLocalMemoryAddress(it->first), it->second.size);
-    }
-  }
-
-  static bool lineOf(const llvm::Instruction* i, int* line, int* column)
-  {
-    const llvm::DILocation* loc = i ? i->getDebugLoc().get() : nullptr;
-    if (!loc || loc->getLine() == 0)
-      return false;
-    *line = (int)loc->getLine();
-    *column = (int)loc->getColumn();
-    return true;
-  }
-
-  // The access's source line.  When the optimiser merges the identical accesses of an if
-  // and its else into one, that one gets line 0 ("several places"): name it after the
-  // instruction computing its address, else after the block it was merged into (the
-  // lexical block holding both branches), else after the nearest earlier instruction.
-  static void sourceLine(const llvm::Instruction* inst, int* line, int* column, int* merged)
-  {
-    *merged = 0;
-    if (lineOf(inst, line, column))
-      return;
-    *merged = 1;
-    for (const llvm::Use& op : inst->operands())
-      if (op->getType()->isPointerTy() &&
-          lineOf(llvm::dyn_cast<llvm::Instruction>(op.get()), line, column))
-        return;
-    if (const llvm::DILocation* loc = inst->getDebugLoc().get())
-      if (const llvm::DILexicalBlock* b = llvm::dyn_cast<llvm::DILexicalBlock>(loc->getScope()))
-        if (b->getLine() > 0)
-        {
-          *line = (int)b->getLine();
-          *column = (int)b->getColumn();
-          return;
-        }
-    for (const llvm::Instruction* p = inst->getPrevNode(); p; p = p->getPrevNode())
-      if (lineOf(p, line, column))
-        return;
-  }
-
-  uint32_t groupIndex(const WorkGroup* wg) const
-  {
-    Size3 g = wg->getGroupID();
-    return (uint32_t)(g.x + m_groups.x * (g.y + m_groups.y * g.z));
-  }
-
+  void addGlobalVariables();
+  void addLocalVariables(const WorkGroup* wg);
+  uint32_t groupIndex(const WorkGroup* wg) const;
   void record(const Memory* m, const WorkItem* wi, size_t address, size_t size,
-              trace_kind kind)
-  {
-    unsigned as = m->getAddressSpace();
-    if ((as != AddrSpaceLocal && as != AddrSpaceGlobal) || !m_kernel)
-      return;
-    trace_access a;
-    const llvm::Instruction* inst = wi->getCurrentInstruction();
-    a.site = inst;
-    a.line = a.column = a.merged = 0;
-    if (inst)
-      sourceLine(inst, &a.line, &a.column, &a.merged);
-    a.space = as == AddrSpaceLocal ? TRACE_LOCAL : TRACE_GLOBAL;
-    a.kind = kind;
-    a.address = address;
-    a.size = (uint32_t)size;
-    Size3 l = wi->getLocalID();
-    a.lane = (uint32_t)(l.x + m_local.x * (l.y + m_local.y * l.z));
-    trace_record(m_trace, &a);
-  }
+              trace_kind kind);
 };
+
+unsigned addressSpaceOf(const llvm::Value* v)
+{
+  const llvm::Type* t = v->getType();
+  return t->isPointerTy() ? t->getPointerAddressSpace() : AddrSpacePrivate;
+}
+
+CLTrace::~CLTrace()
+{
+  trace_finish(m_trace);
+  trace_free(m_trace);
+}
+
+void CLTrace::kernelBegin(const KernelInvocation* ki)
+{
+  m_kernel = ki->getKernel();
+  m_local = ki->getLocalSize();
+  m_groups = ki->getNumGroups();
+  size_t local[3] = {m_local.x, m_local.y, m_local.z};
+  size_t groups[3] = {m_groups.x, m_groups.y, m_groups.z};
+  trace_kernel_begin(m_trace, m_kernel->getName().c_str(), local, groups);
+  // The grader names the problem's extent: only groups wholly inside it are priced.
+  unsigned long long ex = 0, ey = 0;
+  if (const char* e = getenv("CLTRACE_EXTENT"))
+    if (sscanf(e, "%llu %llu", &ex, &ey) == 2)
+      trace_interior(m_trace, ex, ey);
+  addGlobalVariables();
+  cltrace::walkCode(trace_code(m_trace), m_kernel->getFunction());
+  m_localsNamed = false;
+}
+
+void CLTrace::kernelEnd(const KernelInvocation*)
+{
+  trace_kernel_end(m_trace);
+  m_kernel = nullptr;
+}
+
+void CLTrace::workGroupBegin(const WorkGroup* wg)
+{
+  // Every group allocates the same __local variables in the same order into
+  // a fresh local Memory, so their addresses are named once per run, before
+  // any group (on any thread) goes on to access them.
+  {
+    std::lock_guard<std::mutex> lock(m_localsLock);
+    if (!m_localsNamed)
+      addLocalVariables(wg);
+  }
+  trace_group_begin(m_trace, groupIndex(wg));
+}
+
+void CLTrace::memoryLoad(const Memory* m, const WorkGroup*, size_t, size_t size)
+{
+  if (m->getAddressSpace() == AddrSpaceGlobal)
+    trace_copy_bytes(m_trace, TRACE_GLOBAL, 0, size);
+}
+
+void CLTrace::memoryStore(const Memory* m, const WorkGroup*, size_t, size_t size,
+                          const uint8_t*)
+{
+  if (m->getAddressSpace() == AddrSpaceGlobal)
+    trace_copy_bytes(m_trace, TRACE_GLOBAL, 1, size);
+}
+
+// __global and __constant buffers: the kernel's pointer arguments (and
+// program-scope variables), whose values are addresses in global memory.
+void CLTrace::addGlobalVariables()
+{
+  const Memory* global = m_context->getGlobalMemory();
+  for (auto it = m_kernel->values_begin(); it != m_kernel->values_end(); ++it)
+  {
+    unsigned as = addressSpaceOf(it->first);
+    const TypedValue& tv = it->second;
+    if ((as != AddrSpaceGlobal && as != AddrSpaceConstant) || !tv.data ||
+        tv.size != sizeof(size_t))
+      continue;
+    size_t address = tv.getPointer();
+    const Memory::Buffer* b = global->getBuffer(address);
+    size_t offset = global->extractOffset(address);
+    size_t bytes = b && b->size > offset ? b->size - offset : 0;
+    trace_variable(m_trace, TRACE_GLOBAL, it->first->getName().str().c_str(),
+                   address, bytes);
+  }
+}
+
+// __local: kernel-scope variables ("kernel.var") and __local arguments.
+void CLTrace::addLocalVariables(const WorkGroup* wg)
+{
+  m_localsNamed = true;
+  for (auto it = m_kernel->values_begin(); it != m_kernel->values_end(); ++it)
+  {
+    if (addressSpaceOf(it->first) != AddrSpaceLocal)
+      continue;
+    trace_variable(m_trace, TRACE_LOCAL, it->first->getName().str().c_str(),
+                   wg->getLocalMemoryAddress(it->first), it->second.size);
+  }
+}
+
+uint32_t CLTrace::groupIndex(const WorkGroup* wg) const
+{
+  Size3 g = wg->getGroupID();
+  return (uint32_t)(g.x + m_groups.x * (g.y + m_groups.y * g.z));
+}
+
+void CLTrace::record(const Memory* m, const WorkItem* wi, size_t address, size_t size,
+                     trace_kind kind)
+{
+  unsigned as = m->getAddressSpace();
+  if ((as != AddrSpaceLocal && as != AddrSpaceGlobal) || !m_kernel)
+    return;
+  trace_access a;
+  const llvm::Instruction* inst = wi->getCurrentInstruction();
+  a.site = inst;
+  a.line = a.column = a.merged = 0;
+  if (inst)
+    cltrace::sourceLine(inst, &a.line, &a.column, &a.merged);
+  a.space = as == AddrSpaceLocal ? TRACE_LOCAL : TRACE_GLOBAL;
+  a.kind = kind;
+  a.address = address;
+  a.size = (uint32_t)size;
+  Size3 l = wi->getLocalID();
+  a.lane = (uint32_t)(l.x + m_local.x * (l.y + m_local.y * l.z));
+  trace_record(m_trace, &a);
+}
 
 CLTrace* g_plugin = nullptr;
 

@@ -1,8 +1,8 @@
 /* test_edges.c — integration tests of the analysis at the edges (issue 8): the real
  * build/clgrade on real PoCL and real Oclgrind, grading the edge mutants of tests/fixtures/
  * (barriers skipped by edge work-items, reads past the end, duplicate writes, uncoalesced
- * stores, conflicts at every TILE of lesson 4's sweep and lesson 3's 1-way bar, accesses
- * merged across if/else), the seeded analysis
+ * stores, accesses merged across if/else; conflicts at every TILE of lesson 4's sweep and
+ * lesson 3's 1-way bar are test_sweep.c's), the seeded analysis
  * sizes, the time limit and the grader's own failures.  Each test runs clgrade as a
  * subprocess and reads its JSON report and terminal text. */
 #include <check.h>
@@ -196,75 +196,6 @@ START_TEST(solutions_need_no_unoptimised_build)
 }
 END_TEST
 
-/* ---- bank conflicts judged where the lesson says (issue 18, item 5) ---- */
-
-/* Lesson 4 is analysed at every TILE of its sweep, so a tile row of a fixed 32 floats fails at
- * TILE=8 (it passed when only 16 and the chosen 32 ran), and is told to size the row with
- * TILE, not to pad or swap; lesson 3 wants its column read 1-way, so a padding of two fails
- * 2-way.  Each fails conflict_free and nothing else; the solutions pass it. */
-static const struct coverage {
-	const char *lesson, *file, *extra;
-	int fails;                /* conflict_free must fail (else pass), the only failure    */
-	const char *says[2];      /* in conflict_free's message (NULL: nothing asked)       */
-	const char *try_says;     /* in its try (or NULL)                                   */
-	const char *try_never[2]; /* never in its try: the false causes                     */
-} coverages[] = {
-	{ "4", FX "l4_literal_row_a.cl", "--timeout 60", 1,
-	  { "store of As is 4-way", "at TILE=8 (the analysis ran at TILE=8, 16 and 32)" },
-	  "make the last dimension of As TILE long", { "neighbouring lanes are", "swapping" } },
-	{ "4", FX "l4_literal_row_b.cl", "--timeout 60", 1,
-	  { "store of Bs is 4-way", "at TILE=8 (the analysis ran at TILE=8, 16 and 32)" },
-	  "make the last dimension of Bs TILE long", { "neighbouring lanes are", "swapping" } },
-	{ "3", FX "l3_pad_two.cl", NULL, 1, { "load of tile is 2-way", "conflict-free is 1" },
-	  "34 words apart", { "last dimension", NULL } },
-	{ "4", "kernels/solutions/04-tile-budget.cl", "--timeout 60", 0,
-	  { "1-way", "(the analysis ran at TILE=8, 16 and 32)" }, NULL, { NULL, NULL } },
-	{ "3", "kernels/solutions/03-transpose-padding.cl", NULL, 0, { "1-way", NULL }, NULL,
-	  { NULL, NULL } },
-};
-
-START_TEST(conflicts_judged_where_the_lesson_says)
-{
-	const struct coverage *e = &coverages[_i];
-	itest_graded g = itest_grade(e->lesson, e->file, e->extra);
-	const char *msg = message(&g, "conflict_free");
-	cJSON *c = itest_crit(&g, "conflict_free");
-	const char *try_ = cJSON_GetStringValue(cJSON_GetObjectItem(c, "try"));
-	ck_assert_msg(strcmp(status(&g, "conflict_free"), e->fails ? "fail" : "pass") == 0,
-	              "%s: conflict_free is %s\n%s", e->file, status(&g, "conflict_free"), g.text);
-	ck_assert_int_eq(g.exit, e->fails ? 1 : 0);
-	cJSON *x;
-	cJSON_ArrayForEach(x, cJSON_GetObjectItem(g.json, "criteria")) {
-		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(x, "id"));
-		if (strcmp(id, "conflict_free") != 0)
-			ck_assert_msg(strcmp(status(&g, id), "fail") != 0, "%s: %s fails too", e->file, id);
-	}
-	for (int i = 0; i < 2; i++)
-		ck_assert_msg(!e->says[i] || strstr(msg, e->says[i]), "%s: \"%s\" lacks \"%s\"",
-		              e->file, msg, e->says[i]);
-	ck_assert_msg(!e->try_says || (try_ && strstr(try_, e->try_says)), "%s: try \"%s\" lacks "
-	              "\"%s\"", e->file, try_ ? try_ : "", e->try_says);
-	for (int i = 0; i < 2; i++)
-		ck_assert_msg(!e->try_never[i] || !try_ || !strstr(try_, e->try_never[i]),
-		              "%s: try \"%s\" says \"%s\"", e->file, try_, e->try_never[i]);
-	if (strcmp(e->lesson, "4") == 0) {   /* one analysis run per TILE of the sweep */
-		cJSON *sizes = cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "analysis"), "sizes");
-		ck_assert_int_eq(cJSON_GetArraySize(sizes), 3);
-		int seen = 0;
-		cJSON_ArrayForEach(x, sizes)
-			seen |= (int)num(x, "tile");
-		ck_assert_int_eq(seen, 8 | 16 | 32);
-		/* the text says which TILE each site and the lane picture are from */
-		ck_assert_msg(strstr(g.text, "line:col   TILE  variable"), "%s", g.text);
-		ck_assert_msg(!e->fails || strstr(g.text, ", TILE=8): lane -> bank"), "%s", g.text);
-		cJSON_ArrayForEach(x, cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "local_memory"),
-		                                          "sites"))
-			ck_assert_int_gt((int)num(x, "tile"), 0);
-	}
-	itest_done(&g);
-}
-END_TEST
-
 /* ---- time limit and the grader's own failures ---- */
 
 /* A kernel that hangs is stopped by --timeout S, and fails runs (its fault).  The grader
@@ -273,10 +204,11 @@ END_TEST
  * end.  A fixed "under S + 2 s" failed on a loaded machine (8.5 s at S = 4: a slow build).
  * So the bounds are measured, in this test, just before: base, an ordinary check's wall time
  * now (itest_base_s: start, one uncached PoCL build, the runs), and S at least 4 and at least
- * base (itest_hang_timeout), so the build never meets the limit.  Asserted: the limit came
+ * twice base (itest_hang_timeout), so the build never meets the limit.  Asserted: the limit came
  * from S (S <= X <= 3 S: the build may take 2 S) and not from the default 20 s (X < 20);
  * the check ran into it (wall >= S: the kernel never ends by itself) and ended promptly
- * after it (wall < X + base + 1 s). */
+ * after it (wall < X + 2 base + 1 s: the report after the limit is at most an ordinary
+ * check's work, and the load may rise after base was measured, as S allows too). */
 START_TEST(hang_is_stopped_within_the_timeout)
 {
 	double base = itest_base_s();
@@ -294,7 +226,7 @@ START_TEST(hang_is_stopped_within_the_timeout)
 	              "(the default is 20 s)", x, s);
 	ck_assert_msg(g.wall_s >= s, "a hanging kernel ended after %.1f s, before its --timeout %d",
 	              g.wall_s, s);
-	ck_assert_msg(g.wall_s < x + base + 1, "a hanging kernel took %.1f s with a limit of %.2f s "
+	ck_assert_msg(g.wall_s < x + 2 * base + 1, "a hanging kernel took %.1f s with a limit of %.2f s "
 	              "(--timeout %d; an ordinary check took %.1f s)", g.wall_s, x, s, base);
 	itest_done(&g);
 }
@@ -328,8 +260,6 @@ static Suite *suite(void)
 	                    (int)(sizeof mergeds / sizeof mergeds[0]));
 	tcase_add_loop_test(m, solutions_need_no_unoptimised_build, 0, 2);
 	tcase_add_test(m, unoptimised_build_that_differs_is_rejected);
-	tcase_add_loop_test(m, conflicts_judged_where_the_lesson_says, 0,
-	                    (int)(sizeof coverages / sizeof coverages[0]));
 	tcase_add_test(t, hang_is_stopped_within_the_timeout);
 	tcase_add_test(t, memory_limit_is_the_graders);
 	suite_add_tcase(s, m);

@@ -2,7 +2,7 @@
  * in nothing.  On PoCL a kernel is native code that can rewrite its whole process; rather than
  * write such a kernel for every family (the pointer tricks that did it are now refused at
  * build), the run child is told to behave as a taken-over one would (CLGRADE_TEST_COMPROMISE,
- * devrun.c): it forges its whole result page, forges right answers for a wrong kernel, leaves
+ * devrun_run.c): it forges its whole result page, forges right answers for a wrong kernel, leaves
  * a grandchild that tries to leave the process group, or claims its work done and spins.  The
  * verdicts must not move, the limits must hold, and nothing may outlive the check.  Real
  * build/clgrade, real PoCL and Oclgrind. */
@@ -136,12 +136,14 @@ START_TEST(no_process_outlives_a_killed_grader)
 }
 END_TEST
 
-/* A child that says it is done and spins is stopped by the parent's clock: --timeout 4 and
- * no analysis, so nothing but the parent's limit can end it (the kernel would run forever). */
+/* A child that says it is done and spins is stopped by the parent's clock: --timeout S (at
+ * least 4, at least twice an ordinary check now, so that the probe's build never meets it on
+ * a loaded machine) and no analysis, so nothing but the parent's limit can end it (the
+ * kernel would run forever). */
 START_TEST(a_lying_child_cannot_stretch_the_limit)
 {
 	itest_graded g = compromised("hang", "1", "kernels/solutions/01-naive-matmul.cl",
-	                             "--no-analysis --timeout 4");
+	                             "--no-analysis --timeout @4");
 	ck_assert_int_eq(g.exit, 1);
 	ck_assert_str_eq(status(&g, "runs"), "fail");
 	cJSON *c = itest_crit(&g, "runs");
@@ -161,8 +163,11 @@ static const struct verdict {
 	int exit;
 	const char *crit, *status, *says;
 } verdicts[] = {
-	/* heavy only under the interpreter: the solution finishes there, so the kernel fails */
-	{ "5", FX "l5_slow_under_interpreter.cl", "--timeout 4", 1, "memory_safe", "fail",
+	/* heavy only under the interpreter: the solution finishes there, so the kernel fails.
+	 * --timeout max(4, twice an ordinary check now) (itest.h): a fixed 4 s let the solution's
+	 * own control analysis run out of time on a loaded machine (memory_safe not_checked);
+	 * the fixture's 20 million interpreted turns stay far past either */
+	{ "5", FX "l5_slow_under_interpreter.cl", "--timeout @4", 1, "memory_safe", "fail",
 	  "did not finish under Oclgrind" },
 	/* the compiler gives up, or runs out of memory at the first launch: the kernel's FAIL */
 	{ "1", FX "l1_huge_expression.cl", NULL, 1, "builds", "fail", NULL },
@@ -170,8 +175,11 @@ static const struct verdict {
 	/* a masked float4 over-read: right sums, out of bounds at the odd analysed size */
 	{ "5", FX "l5_float4_overread.cl", "--seed 2", 1, "memory_safe", "fail", "Invalid read" },
 	/* PoCL's miscompile of a legal tree: judged on workitemrepl's runs, and named (correct
-	 * passes; its one load per turn fails the predicted speedup, as the H200 would) */
-	{ "5", FX "l5_pocl_miscompiled_tree.cl", NULL, 1, "correct", "pass", NULL },
+	 * passes; its one load per turn fails the predicted speedup, as the H200 would).
+	 * --timeout 60: the workitemrepl rerun builds the 256-work-item group once per work-item,
+	 * about 10 s of CPU, within one --timeout; under a load of 20 the default 20 s ran out and
+	 * the first (miscompiled) runs stood: correct failed (94 s wall, 16.4 s CPU at 60) */
+	{ "5", FX "l5_pocl_miscompiled_tree.cl", "--timeout 60", 1, "correct", "pass", NULL },
 };
 
 START_TEST(resource_use_is_the_kernels_own)

@@ -982,6 +982,29 @@ START_TEST(skip_condition)
 }
 END_TEST
 
+/* The innermost if around any code of a line: an access's guard (trace_guard_condition). */
+START_TEST(guard_condition)
+{
+	char cond[160];
+	int line;
+
+	ck_assert_int_eq(trace_guard_condition(kern_inside, 2, cond, sizeof cond, &line), 1);
+	ck_assert_str_eq(cond, "get_local_id(0) == 0");
+	ck_assert_int_eq(line, 2);
+	ck_assert_int_eq(trace_guard_condition(kern_inside, 6, cond, sizeof cond, &line), 1);
+	ck_assert_str_eq(cond, "t > 2");           /* the innermost */
+	ck_assert_int_eq(trace_guard_condition(kern_inside, 7, cond, sizeof cond, &line), 1);
+	ck_assert_str_eq(cond, "row < N && col < N");
+	ck_assert_int_eq(line, 3);
+	/* the line of an if's own condition and brace is not inside it; an else is no guard */
+	ck_assert_int_eq(trace_guard_condition(kern_inside, 4, cond, sizeof cond, &line), 0);
+	ck_assert_int_eq(trace_guard_condition(kern_inside, 10, cond, sizeof cond, &line), 0);
+	ck_assert_int_eq(trace_guard_condition(kern_inside, 12, cond, sizeof cond, &line), 1);
+	ck_assert_str_eq(cond, "flag");
+	ck_assert_int_eq(trace_guard_condition(kern_return, 6, cond, sizeof cond, &line), 0);
+}
+END_TEST
+
 static Suite *
 trace_suite(void)
 {
@@ -1012,6 +1035,7 @@ trace_suite(void)
 	tcase_add_test(msgs, findings_unnamed_merge_with_named);
 	tcase_add_test(msgs, findings_are_capped);
 	tcase_add_test(msgs, skip_condition);
+	tcase_add_test(msgs, guard_condition);
 	suite_add_tcase(s, msgs);
 
 	TCase *out = tcase_create("output");

@@ -1,0 +1,119 @@
+/* ptrcheck_int.h — what the files of the pointer check share (ptrcheck.c, ptrcheck_walk.c,
+ * ptrcheck_rules.c): the walk's state over clang's JSON syntax tree, its helpers and the
+ * rules' entry points.  Private to those files: the API is ptrcheck.h. */
+#ifndef PTRCHECK_INT_H
+#define PTRCHECK_INT_H
+
+#include <stddef.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+enum { MAX_JSON = 64 << 20, MAX_FINDINGS = 8, FIX_ROUNDS = 64 };
+
+enum { O_NONE = -1, O_UNKNOWN = -2, O_NULL = -3 };
+
+typedef struct var {
+	const char *id;
+	int pointer, param, escaped;
+	int origin;              /* pointer variables: O_* or the index of what it points into */
+	const cJSON **asg;       /* the values assigned to it */
+	int nasg, casg;
+} var;
+
+typedef struct finding {
+	long off;
+	char why[300];
+} finding;
+
+typedef struct defer {
+	const cJSON *node;
+	long off;
+} defer;
+
+typedef struct walk {
+	const char *main_file, *cur_file;
+	int analyse;                   /* inside a top-level declaration of the kernel's text */
+	int record_with_pointer;       /* some struct or union holds a pointer */
+	var *vars;
+	int nvars, cvars;
+	int *hash;                     /* open addressing: index + 1 into vars */
+	size_t hcap;
+	defer *defs;
+	int ndefs, cdefs;
+	finding f[MAX_FINDINGS];
+	int nf;
+	int oom;
+} walk;
+
+/* Types, from clang's type strings. */
+/* The type string clang wrote for node n ("desugaredQualType" when a typedef hides it). */
+static inline const char *type_of(const cJSON *n)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(n, "type");
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(t, "desugaredQualType");
+	const cJSON *q = cJSON_GetObjectItemCaseSensitive(t, "qualType");
+	return cJSON_IsString(d) ? d->valuestring : cJSON_IsString(q) ? q->valuestring : "";
+}
+
+static inline int is_record(const char *t)
+{
+	return strstr(t, "struct ") || strstr(t, "union ") || strstr(t, "(unnamed") ||
+	       strstr(t, "(anonymous");
+}
+
+/* ptrcheck_walk.c: is t a pointer type ("float *", "__global float *__private",
+ * "__local float (*)[17]")?  *pointee_end, when given, is where the pointee's spelling ends. */
+int ptr_is_pointer(const char *t, size_t *pointee_end);
+
+/* ptrcheck_walk.c: the walk's state.  *p grown to hold need elements of size (w->oom and -1
+ * when memory runs out); the variable of clang id `id`, added when new (-1: none or no
+ * memory); a finding at byte off (one per place, at most MAX_FINDINGS). */
+int ptr_grow(void **p, int *cap, int need, size_t size, walk *w);
+int ptr_var_add(walk *w, const char *id);
+void ptr_refuse(walk *w, long off, const char *what, const char *advice);
+
+/* Tree helpers: a string member ("" when absent); is n's kind k; n's i-th inner node; is n
+ * an expression. */
+static inline const char *str(const cJSON *n, const char *key)
+{
+	const cJSON *s = cJSON_GetObjectItemCaseSensitive(n, key);
+	return cJSON_IsString(s) ? s->valuestring : "";
+}
+
+static inline int kind_is(const cJSON *n, const char *k)
+{
+	return strcmp(str(n, "kind"), k) == 0;
+}
+
+static inline const cJSON *child(const cJSON *n, int i)
+{
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(n, "inner");
+	return cJSON_IsArray(in) ? cJSON_GetArrayItem(in, i) : NULL;
+}
+
+static inline int is_expr(const cJSON *n)
+{
+	return cJSON_GetObjectItemCaseSensitive(n, "valueCategory") != NULL;
+}
+
+/* ptrcheck_walk.c: the variable a DeclRefExpr names (through parentheses), or -1. */
+int ptr_ref_var(walk *w, const cJSON *e);
+
+/* ptrcheck_walk.c: what pointer expression e points into (a variable's index or O_*), once
+ * ptr_settle has propagated every pointer variable's assignments to a fixed point. */
+int ptr_origin(walk *w, const cJSON *e, int depth);
+void ptr_settle(walk *w);
+
+/* ptrcheck_walk.c: does any struct or union in tree n hold a pointer (before the walk); the
+ * walk of node n and its children (top: a top-level declaration), judging every node of the
+ * kernel's own text at byte off (ptr_judge). */
+int ptr_any_pointer_field(const cJSON *n, int depth);
+void ptr_visit(walk *w, const cJSON *n, long off, int top);
+
+/* ptrcheck_rules.c: node n judged at byte off (a refusal, or a comparison deferred until
+ * every pointer's origin is known, or a pointer variable's assignment noted); the deferred
+ * comparisons and differences judged at the walk's end. */
+void ptr_judge(walk *w, const cJSON *n, long off);
+void ptr_judge_deferred(walk *w);
+
+#endif

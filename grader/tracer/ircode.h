@@ -1,0 +1,33 @@
+// ircode.h — what the Oclgrind plugin (cltrace.cpp) reads from the kernel's LLVM IR: the
+// code walked for the loads-in-flight model (irmlp.h), and each access's source line.  In
+// C++ because LLVM's API is; every decision on what it reads is irmlp.c's and trace.c's.
+#ifndef CLTRACE_IRCODE_H
+#define CLTRACE_IRCODE_H
+
+namespace llvm
+{
+class Function;
+class Instruction;
+}
+
+extern "C" {
+#include "irmlp.h"
+}
+
+namespace cltrace
+{
+
+// The kernel function f's instructions, block by block, to m: __global/__constant loads,
+// fences (calls, __global stores), the rest; a short `if` body marked as predicable.
+void walkCode(irmlp* m, const llvm::Function* f);
+
+// The source line and column of the access inst.  When the optimiser merges the identical
+// accesses of an if and its else into one, that one gets line 0 ("several places"): it is
+// named after the instruction computing its address, else after the block it was merged into,
+// else after the nearest earlier instruction, and *merged is 1.  *line and *column are left
+// as they are when no instruction has a line.
+void sourceLine(const llvm::Instruction* inst, int* line, int* column, int* merged);
+
+} // namespace cltrace
+
+#endif
