@@ -47,6 +47,7 @@ START_TEST(test_estimate_vs_nvidia)
 		{ "kernels/starter/07-register-blocking.cl", "matmul_blocked", 116 },
 		{ "grader/baselines/matmul_tiled_blocked.cl", "matmul_tiled_blocked", 32 },
 		{ "tests/fixtures/l7_vector_conflicts.cl", "matmul_blocked", 129 },
+		{ "tests/gpu/l7_block_from_global_all.cl", "matmul_blocked", 128 },
 	};
 	for (size_t i = 0; i < sizeof k / sizeof k[0]; i++) {
 		int e = regest_kernel(slurp(k[i].path), k[i].kernel, 16);
