@@ -84,7 +84,7 @@ static uint64_t mix(uint64_t x)
 
 static int tile_multiple(const lesson *l, int n)
 {
-	if (n % l->tile == 0)
+	if (n % l->tile == 0 || n % lesson_analysis_tile(l) == 0)
 		return 1;
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++)
 		if (n % l->tiles[i] == 0)

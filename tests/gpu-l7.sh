@@ -12,7 +12,7 @@ if [ "${1:-}" = bundle ]; then
 	cp build/clgrade tests/gpu-l7.sh "$d/"
 	cp -L "$(ldd build/clgrade | awk '$1 == "libcjson.so.1" { print $3 }')" "$d/lib/"
 	cp -r lessons kernels "$d/root/" && cp -r grader/baselines "$d/root/grader/"
-	cp -r tests/fixtures "$d/root/tests/"
+	cp -r tests/fixtures "$d/root/tests/" && mkdir -p "$d/root/tests/gpu" && cp tests/gpu/l7_*.cl "$d/root/tests/gpu/"
 	exit 0
 fi
 B=$(cd "$(dirname "$0")" && pwd)
@@ -32,7 +32,8 @@ nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 for i in $(seq "${RUNS:-20}"); do ck "$R/kernels/solutions/07-register-blocking.cl"; s L7-sol; done
 cp "$OUT/last.txt" "$OUT/l7-sol.txt"
 sed 's/matmul_tiled_blocked/matmul_blocked/' "$R/grader/baselines/matmul_tiled_blocked.cl" > "$OUT/base.cl"
-for f in "$R/kernels/starter/07-register-blocking.cl" "$OUT/base.cl" "$R"/tests/fixtures/l7_*.cl; do
+for f in "$R/kernels/starter/07-register-blocking.cl" "$OUT/base.cl" "$R"/tests/fixtures/l7_*.cl \
+	"$R/tests/gpu/l7_block_from_global_all.cl"; do
 	for i in $(seq "${FIXRUNS:-3}"); do ck "$f"; s "$(basename "$f")"; done
 	case $f in *l7_spill*) cp "$OUT/last.txt" "$OUT/l7-spill.txt" ;; esac
 done
