@@ -44,6 +44,7 @@ typedef struct lesson {
 	int analysis_tile;          /* the TILE the Oclgrind analysis builds and runs the kernel
 	                               at; 0: tile.  Lesson 7: 8, where its blocks are 64 x 64
 	                               (at 16, 128 x 128 blocks cost Oclgrind 10-20 s a run)    */
+	const char *baseline_name;  /* how messages name the baseline; NULL: "naive baseline"    */
 } lesson;
 
 /* Number of lessons, and lesson i (0-based) of the table. */
@@ -68,6 +69,9 @@ lesson_size lesson_analysis_size_at(const lesson *l, uint64_t seed, int tile,
 /* The words of situation id for lesson l: its own, else its kind's, else the default
  * (kind.h, kind_say). */
 const char *lesson_say(const lesson *l, kind_say_id id);
+
+/* The baseline in the report's words: baseline_name, else "naive baseline". */
+const char *lesson_baseline_name(const lesson *l);
 
 /* The TILE of the Oclgrind analysis' first run: analysis_tile, else tile. */
 int lesson_analysis_tile(const lesson *l);

@@ -355,7 +355,7 @@ static void text_timing(FILE *f, const check_report *rep)
 	        KIND_SIZE(l->kind, ch->time_rows, ch->time_cols), ch->kernel_ms,
 	        rep->view.kernel_rate, unit);
 	if (ch->baseline_ms > 0)
-		fprintf(f, ", naive baseline %.3g ms (%.2f %s)", ch->baseline_ms,
+		fprintf(f, ", %s %.3g ms (%.2f %s)", lesson_baseline_name(l), ch->baseline_ms,
 		        rep->view.baseline_rate, unit);
 	fprintf(f, "; median of %d\n", ch->time_reps);
 	if (rep->copy_gbps > 0)
