@@ -287,8 +287,7 @@ END_TEST
 
 /* "__kernel void NAME(" in a file's code */
 /* "__kernel void NAME(", or "__kernel __attribute__((...))" and "void NAME(" on the next
- * line (lesson 7's reqd_work_group_size, which lets NVIDIA's compiler give a work-item up to
- * 255 registers) */
+ * line (lesson 7's reqd_work_group_size(TILE, TILE, 1)) */
 static int defines_kernel(const char *code, const char *name)
 {
 	char want[128], tail[128];
