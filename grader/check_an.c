@@ -235,8 +235,9 @@ static void analysis_plan(const check_opts *o, check_report *rep)
 {
 	const lesson *l = o->l;
 	check_analysis_run *r = &rep->analyses[rep->nanalyses++];
-	lesson_size s = lesson_analysis_size_at(l, o->seed, l->tile, &r->lo, &r->hi);
-	r->rows = s.rows, r->cols = s.cols, r->tile = l->tile, r->banks_only = 0;
+	int at = lesson_analysis_tile(l);
+	lesson_size s = lesson_analysis_size_at(l, o->seed, at, &r->lo, &r->hi);
+	r->rows = s.rows, r->cols = s.cols, r->tile = at, r->banks_only = 0;
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
 		if (l->tiles[i] == l->tile || rep->nanalyses == CHECK_MAX_ANALYSES)
 			continue;

@@ -368,8 +368,8 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 		         "%.3g ms; limited by %s)", pr->profile->label, pr->speedup,
 		         KIND_SIZE(o->l->kind, pr->rows, pr->cols),
 		         pr->kernel.ms, pr->baseline.ms, pr->kernel.limiter_text);
-	snprintf(measured, sizeof measured, "%.2fx the naive baseline at %s (%.3g ms vs %.3g ms, "
-	         "median of %d interleaved runs)", s, KIND_SIZE(o->l->kind, ch->time_rows,
+	snprintf(measured, sizeof measured, "%.2fx the %s at %s (%.3g ms vs %.3g ms, "
+	         "median of %d interleaved runs)", s, lesson_baseline_name(o->l), KIND_SIZE(o->l->kind, ch->time_rows,
 	         ch->time_cols), ch->kernel_ms,
 	         ch->baseline_ms, ch->time_reps);
 	if (!gpu && pr->ok && o->l->speedup_gpu > 0) {
