@@ -120,6 +120,17 @@ const char *const kind_matmul_untiled[KS_COUNT] = {
 	               "N - 1 (k < N, not k <= N), and a work-item past the edge must not load or store",
 };
 
+/* What both matmul tables share: C = A x B of N x N floats, its reference and bound, its
+ * scalar argument and 2-D groups, and its units (FLOPs); the tables differ in their launch,
+ * sizes and words. */
+#define MATMUL_PROBLEM \
+	.args = { "A", "B", "C", "N", NULL }, .n_inputs = 2, .shape = shape, .reference = reference, \
+	.bound = bound, .element = element, .pattern = pattern
+#define MATMUL_UNITS \
+	.scalars = scalars, .group_size = kind_group_2d, .rate_unit = "GFLOP/s", \
+	.rate_key = "gflops", .work = work, .traffic_key = "bytes_loaded_per_flop", \
+	.traffic_units = work
+
 const kind kind_matmul = {
 	.name = "matmul",
 	.sizes = { {1, 1}, {17, 17}, {100, 100}, {256, 256} },
@@ -129,21 +140,9 @@ const kind kind_matmul = {
 	 * moves to 33..63 (lesson_analysis_size_at) */
 	.analysis_lo = {17, 17}, .analysis_hi = {31, 31},
 	.model_size = {32, 32},
-	.args = { "A", "B", "C", "N", NULL },
-	.n_inputs = 2,
-	.shape = shape,
-	.reference = reference,
-	.bound = bound,
-	.element = element,
-	.pattern = pattern,
+	MATMUL_PROBLEM,
 	.geometry = kind_geometry_2d,
-	.scalars = scalars,
-	.group_size = kind_group_2d,
-	.rate_unit = "GFLOP/s",
-	.rate_key = "gflops",
-	.work = work,
-	.traffic_key = "bytes_loaded_per_flop",
-	.traffic_units = work,
+	MATMUL_UNITS,
 	.traffic_text = "  global bytes loaded per FLOP: %.3f (naive: 4.000; tiling divides it by TILE)\n",
 	.token_local = token_local,
 	.cpu_speed_note = "tiling's fewer global loads do not reliably beat the CPU's caches (the "
@@ -248,21 +247,9 @@ const kind kind_matmul_blocked = {
 	 * group's loops run and edge work-items exist */
 	.analysis_lo = {65, 65}, .analysis_hi = {79, 79},
 	.model_size = {128, 128},
-	.args = { "A", "B", "C", "N", NULL },
-	.n_inputs = 2,
-	.shape = shape,
-	.reference = reference,
-	.bound = bound,
-	.element = element,
-	.pattern = pattern,
+	MATMUL_PROBLEM,
 	.geometry = geometry_blocked,
-	.scalars = scalars,
-	.group_size = kind_group_2d,
-	.rate_unit = "GFLOP/s",
-	.rate_key = "gflops",
-	.work = work,
-	.traffic_key = "bytes_loaded_per_flop",
-	.traffic_units = work,
+	MATMUL_UNITS,
 	.traffic_text = "  global bytes loaded per FLOP: %.3f (naive: 4.000; a block of TILE * WPT "
 	                "divides it by TILE * WPT)\n",
 	.fma_count = fma_blocked,
