@@ -27,6 +27,7 @@
 #include "confine.h"
 #include "criteria.h"
 #include "devrun.h"
+#include "regest.h"
 #include "sandbox.h"
 
 /* An error of the grader's: rep->grader_error, the analysis waited for, 2. */
@@ -225,6 +226,7 @@ int check_lesson(const check_opts *o, check_report *rep)
 	devrun_preload_join();
 	if (rc == 0) {
 		check_prep_declared(o, source, &c);
+		rep->reg_estimate = regest_kernel(source, o->l->kernel, o->l->tile);
 		check_cache_make(tmp, cache, sizeof cache);
 		check_confinement *cc = malloc(sizeof *cc);
 		if (!cc || check_confine(o, tmp, cache, cc) != 0) {

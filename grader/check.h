@@ -98,6 +98,7 @@ typedef struct check_child {
 	size_t local_limit;       /* the __local budget judged against (device, or --local-mem) */
 	int over_budget;          /* local_bytes > local_limit: not launched */
 	int registers;            /* per work-item, from the compiler's own log; 0 = unknown */
+	int spill_bytes;          /* ptxas' "N bytes spill stores" in that log; 0 = none/unknown */
 	int nruns;
 	check_run runs[CHECK_MAX_RUNS];
 	int timed, baseline_failed;
@@ -309,6 +310,7 @@ typedef struct check_report {
 	                              right); at rep->analyses[analysis_wrong_at]               */
 	int analysis_wrong_at;
 	int work_group;           /* work-items per group at the lesson's TILE (the kind's geometry) */
+	int reg_estimate;         /* registers per work-item estimated from the text (regest.h); -1 */
 	int nocc;                 /* occupancy of the kernel per profile (kernel_found only)      */
 	check_occ occ[CHECK_MAX_OCC];
 	double copy_gbps;         /* the copy kernel timed beside it: bytes read + written per s */

@@ -12,6 +12,7 @@
 
 #include "check_an.h"
 #include "check_prep.h"
+#include "sandbox.h"
 #include "trace.h"
 
 /* No -I: the preprocessed text has no #include left (preproc.h). */
@@ -196,22 +197,13 @@ static int analysis_main(void *arg)
 	return 0;
 }
 
+/* A summary the analysis child wrote, parsed; NULL when it is missing, cut off or not JSON. */
 static cJSON *read_json(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = n > 0 ? malloc(n + 1) : NULL;
-	cJSON *j = NULL;
-	if (s && fread(s, 1, n, f) == (size_t)n) {
-		s[n] = '\0';
-		j = cJSON_Parse(s);
-	}
+	size_t n;
+	char *s = sandbox_slurp(path, 64u << 20, &n);
+	cJSON *j = s && n <= 64u << 20 ? cJSON_Parse(s) : NULL;
 	free(s);
-	fclose(f);
 	return j;
 }
 
@@ -235,8 +227,9 @@ static void analysis_plan(const check_opts *o, check_report *rep)
 {
 	const lesson *l = o->l;
 	check_analysis_run *r = &rep->analyses[rep->nanalyses++];
-	lesson_size s = lesson_analysis_size_at(l, o->seed, l->tile, &r->lo, &r->hi);
-	r->rows = s.rows, r->cols = s.cols, r->tile = l->tile, r->banks_only = 0;
+	int at = lesson_analysis_tile(l);
+	lesson_size s = lesson_analysis_size_at(l, o->seed, at, &r->lo, &r->hi);
+	r->rows = s.rows, r->cols = s.cols, r->tile = at, r->banks_only = 0;
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
 		if (l->tiles[i] == l->tile || rep->nanalyses == CHECK_MAX_ANALYSES)
 			continue;

@@ -121,11 +121,14 @@ static int control_preprocess(const preproc_job *job, const check_opts *o)
 	return ok ? 1 : -1;
 }
 
-/* The TILEs the children build at: the lesson's, then each other of its sweep; how many. */
+/* The TILEs the children build at: the lesson's, the analysis' own (lesson.h analysis_tile),
+ * then each other of its sweep; how many. */
 static int prep_tiles(const lesson *l, int tiles[CHECK_PRE_MAX])
 {
 	int n = 1;
 	tiles[0] = l->tile;
+	if (lesson_analysis_tile(l) != l->tile)
+		tiles[n++] = lesson_analysis_tile(l);
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++) {
 		int seen = 0;
 		for (int k = 0; k < n; k++)

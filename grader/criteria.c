@@ -65,6 +65,23 @@ static void own_macro_note(const check_opts *o, const char *source, const char *
 		         "with %d in the name's place", line, o->l->tile, o->l->tile);
 }
 
+/* The compiler refused the kernel: its first error, in the student's file, with a note when
+ * the kernel's own TILE clashes with the grader's -DTILE. */
+static void compile_error(const check_opts *o, const char *source, const check_child *ch,
+                          check_crit *c)
+{
+	char first[600];
+	diag_first_error(ch->build_log, first, sizeof first);
+	crit_set(c, CRIT_FAIL, "fix the first error first: later ones often follow from it",
+	    "%s", first[0] ? first : "the build failed");
+	if (!first[0])
+		snprintf(c->msg, sizeof c->msg, "the build failed (%s)", clrun_errstr(ch->build_err));
+	own_macro_note(o, source, first, c->msg, sizeof c->msg);
+	if (strstr(c->msg, "declares TILE"))
+		snprintf(c->try_, sizeof c->try_, "remove your own TILE and use the grader's: "
+		         "every build gets it as -DTILE, and lesson 4 builds at several");
+}
+
 static void eval_builds(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_BUILDS);
@@ -77,17 +94,9 @@ static void eval_builds(const check_opts *o, const char *source, check_report *r
 	else if (rep->refused[0])
 		crit_set(c, CRIT_FAIL, "keep the kernel in its one file; an #include may name only a header "
 		    "inside the lesson's own folder", "%s", rep->refused);
-	else if (!ch->built && ch->build_err != 0) {
-		diag_first_error(ch->build_log, first, sizeof first);
-		crit_set(c, CRIT_FAIL, "fix the first error first: later ones often follow from it",
-		    "%s", first[0] ? first : "the build failed");
-		if (!first[0])
-			snprintf(c->msg, sizeof c->msg, "the build failed (%s)", clrun_errstr(ch->build_err));
-		own_macro_note(o, source, first, c->msg, sizeof c->msg);
-		if (strstr(c->msg, "declares TILE"))
-			snprintf(c->try_, sizeof c->try_, "remove your own TILE and use the grader's: "
-			         "every build gets it as -DTILE, and lesson 4 builds at several");
-	} else if (!ch->built && rep->control_build == 1) {
+	else if (!ch->built && ch->build_err != 0)
+		compile_error(o, source, ch, c);
+	else if (!ch->built && rep->control_build == 1) {
 		crit_set(c, CRIT_FAIL, "look for what makes the compiler run away: a huge expression or "
 		    "macro expansion, a large __constant array, a loop it must unroll without end",
 		    "the kernel did not build within the grader's limits (the child %s), though the "
@@ -97,8 +106,7 @@ static void eval_builds(const check_opts *o, const char *source, check_report *r
 		 * (check_dev.c): one that takes longer is a grader that is overloaded */
 		crit_set(c, CRIT_NOT_CHECKED, NULL, "the grader could not build the kernel within its "
 		    "time limit (--timeout %g s; the child %s): the machine may be overloaded; raise "
-		    "--timeout",
-		    o->timeout_s, rep->run_end);
+		    "--timeout", o->timeout_s, rep->run_end);
 		rep->grader_failed = 1;
 	} else if (!ch->built && o->mem_bytes && rep->child_crashed) {
 		/* the compiler itself ran out of the address space --memory gives the child */
@@ -368,8 +376,8 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 		         "%.3g ms; limited by %s)", pr->profile->label, pr->speedup,
 		         KIND_SIZE(o->l->kind, pr->rows, pr->cols),
 		         pr->kernel.ms, pr->baseline.ms, pr->kernel.limiter_text);
-	snprintf(measured, sizeof measured, "%.2fx the naive baseline at %s (%.3g ms vs %.3g ms, "
-	         "median of %d interleaved runs)", s, KIND_SIZE(o->l->kind, ch->time_rows,
+	snprintf(measured, sizeof measured, "%.2fx the %s at %s (%.3g ms vs %.3g ms, "
+	         "median of %d interleaved runs)", s, lesson_baseline_name(o->l), KIND_SIZE(o->l->kind, ch->time_rows,
 	         ch->time_cols), ch->kernel_ms,
 	         ch->baseline_ms, ch->time_reps);
 	if (!gpu && pr->ok && o->l->speedup_gpu > 0) {

@@ -234,7 +234,7 @@ void crit_local(const check_opts *o, check_report *rep)
 		crit_set(c, CRIT_FAIL, try_, "the kernel uses no __local memory (%zu bytes per work-group)",
 		    ch->local_bytes);
 	else if (loads > 0 && o->l->kind->token_local &&
-	         o->l->kind->token_local(&(kind_traffic){ rep->an.rows, rep->an.cols, o->l->tile,
+	         o->l->kind->token_local(&(kind_traffic){ rep->an.rows, rep->an.cols, rep->analyses[0].tile,
 	                                                 rep->an.loaded_per_unit, rep->an.local_loaded,
 	                                                 rep->an.local_stored },
 	                                 msg, sizeof msg, &token_try))

@@ -118,6 +118,11 @@ cl_kernel devrun_build_student(clrun *cl, const devrun_src *s, int tile, devrun_
 	const char *used = strstr(log, "Used ");
 	if (used && strstr(used, " registers"))
 		b->registers = atoi(used + 5);
+	const char *spill = strstr(log, " bytes spill stores"), *d = spill;   /* ", 64 bytes ..." */
+	while (d && d > log && d[-1] >= '0' && d[-1] <= '9')
+		d--;
+	if (d && d < spill)
+		b->spill_bytes = atoi(d);
 	if (k) {
 		b->kernel_found = 1;
 		clrun_kernel_info(cl, k, &b->local_runtime, &b->max_wg);
@@ -150,6 +155,15 @@ cl_kernel devrun_build_baseline(clrun *cl, const lesson *l)
 
 /* ---- the probe child: builds, never launches ------------------------------------------- */
 
+/* Is TILE=t one the device builds the kernel at: the lesson's, or one of its sweep? */
+static int swept(const lesson *l, int t)
+{
+	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++)
+		if (l->tiles[i] == t)
+			return 1;
+	return t == l->tile;
+}
+
 int devrun_probe_main(void *arg)
 {
 	const devrun_ctx *x = arg;
@@ -161,6 +175,8 @@ int devrun_probe_main(void *arg)
 	pr->opened = 1;
 	pr->dev = cl.info;
 	for (int i = 0; i < s->npre && i < DEVRUN_MAX_BUILDS; i++) {
+		if (!swept(s->o->l, s->pre_tile[i]))
+			continue;             /* the analysis' own TILE (lesson.h analysis_tile) */
 		devrun_build *b = &pr->b[pr->nbuilds++];
 		if ((size_t)s->pre_tile[i] * s->pre_tile[i] > cl.info.max_wg && i > 0) {
 			b->tile = s->pre_tile[i], b->err = CL_INVALID_WORK_GROUP_SIZE, b->nargs = -1;

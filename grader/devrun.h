@@ -48,6 +48,7 @@ typedef struct devrun_build {
 	int kernel_found;
 	size_t local_runtime, max_wg;
 	int registers;                          /* ptxas's count on NVIDIA; 0 unknown            */
+	int spill_bytes;                        /* ptxas's "N bytes spill stores"; 0 none         */
 	int nargs;                              /* -1: the runtime does not say                  */
 	diag_arg args[16];
 	char log[DEVRUN_LOG];                   /* the compiler's raw log                       */

@@ -100,7 +100,7 @@ static void take_build(const devrun_build *b, int i, const char *const *refused,
 	const char *why = refused ? refused[i] : NULL;
 	int main_build = i == 0, fails = b->err != CL_SUCCESS;
 	if (b->registers > 0 && !ch->registers)
-		ch->registers = b->registers;
+		ch->registers = b->registers, ch->spill_bytes = b->spill_bytes;
 	/* the main build's log, unless a later TILE's build is the first to fail */
 	if (main_build || (fails && ch->build_errors == 0)) {
 		if (why) {

@@ -20,6 +20,7 @@
 
 #include "check.h"
 #include "ref.h"
+#include "sandbox.h"
 
 #define GPUM_MARK "model-begun"
 
@@ -64,23 +65,15 @@ static void model_file(const char *dir, int i, char *buf, size_t len)
 	snprintf(buf, len, "%s/model-%d.json", dir, i);
 }
 
-/* A whole file as text (NULL when it cannot be read). */
+/* A whole file as text (NULL when it cannot be read, or is over 64 MiB). */
 static char *read_text(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return NULL;
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = n >= 0 ? malloc(n + 1) : NULL;
-	if (s && fread(s, 1, n, f) != (size_t)n) {
+	size_t n;
+	char *s = sandbox_slurp(path, 64u << 20, &n);
+	if (s && n > 64u << 20) {
 		free(s);
 		s = NULL;
 	}
-	if (s)
-		s[n] = '\0';
-	fclose(f);
 	return s;
 }
 

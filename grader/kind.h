@@ -127,6 +127,9 @@ typedef struct kind {
 	const char *traffic_key;              /* JSON key of global bytes loaded per unit       */
 	double (*traffic_units)(int rows, int cols); /* the unit count at the analysis size   */
 	const char *traffic_text;             /* text line (printf of the per-unit value), or NULL */
+	/* FMAs the launch of rows x cols at TILE = tile performs, padding included (fmaload.h:
+	 * __local bytes loaded per FMA); NULL: the finding is not shown. */
+	double (*fma_count)(int rows, int cols, int tile);
 
 	/* ---- criteria ---- */
 	/* Given what the analysis measured (kind_traffic), is __local only a token (the kernel
@@ -166,6 +169,11 @@ const char *kind_where(const kind *k, int r, int c, char *buf, size_t len);
 #define KIND_WHERE(k, r, c) kind_where((k), (r), (c), (char[64]){ 0 }, 64)
 
 extern const kind kind_matmul, kind_transpose, kind_reduction, kind_stencil2d;
+/* Lesson 7's matmul (kind_matmul.c): each work-item of a TILE x TILE group computes a
+ * KIND_MATMUL_WPT x KIND_MATMUL_WPT block of C; the NDRange is N / WPT per dimension, rounded
+ * up to whole groups. */
+enum { KIND_MATMUL_WPT = 8 };
+extern const kind kind_matmul_blocked;
 /* Lesson-level words (lesson.h say) a kind offers for lessons it serves in a simpler form. */
 extern const char *const kind_matmul_untiled[KS_COUNT];
 

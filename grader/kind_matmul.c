@@ -1,9 +1,15 @@
 /* kind_matmul.c — the matmul kind (lessons 1, 2 and 4): C = A·B for square N x N row-major
  * matrices, a 2-D NDRange of TILE x TILE groups (dimension 0 walks columns).  The reference is
- * computed in double; the bound grows with the dot product's length. */
+ * computed in double; the bound grows with the dot product's length.
+ *
+ * Its register-blocked variant (kind_matmul_blocked, lesson 7) computes the same product with
+ * the same reference, bound and words, but each work-item of a TILE x TILE group computes a
+ * KIND_MATMUL_WPT x KIND_MATMUL_WPT block of C: a group covers (TILE * WPT)^2 elements, so the
+ * NDRange is N / WPT per dimension, rounded up to a whole group. */
 #include <math.h>
 #include <stdio.h>
 
+#include "fmaload.h"
 #include "kind.h"
 #include "ref.h"
 
@@ -114,6 +120,17 @@ const char *const kind_matmul_untiled[KS_COUNT] = {
 	               "N - 1 (k < N, not k <= N), and a work-item past the edge must not load or store",
 };
 
+/* What both matmul tables share: C = A x B of N x N floats, its reference and bound, its
+ * scalar argument and 2-D groups, and its units (FLOPs); the tables differ in their launch,
+ * sizes and words. */
+#define MATMUL_PROBLEM \
+	.args = { "A", "B", "C", "N", NULL }, .n_inputs = 2, .shape = shape, .reference = reference, \
+	.bound = bound, .element = element, .pattern = pattern
+#define MATMUL_UNITS \
+	.scalars = scalars, .group_size = kind_group_2d, .rate_unit = "GFLOP/s", \
+	.rate_key = "gflops", .work = work, .traffic_key = "bytes_loaded_per_flop", \
+	.traffic_units = work
+
 const kind kind_matmul = {
 	.name = "matmul",
 	.sizes = { {1, 1}, {17, 17}, {100, 100}, {256, 256} },
@@ -123,21 +140,9 @@ const kind kind_matmul = {
 	 * moves to 33..63 (lesson_analysis_size_at) */
 	.analysis_lo = {17, 17}, .analysis_hi = {31, 31},
 	.model_size = {32, 32},
-	.args = { "A", "B", "C", "N", NULL },
-	.n_inputs = 2,
-	.shape = shape,
-	.reference = reference,
-	.bound = bound,
-	.element = element,
-	.pattern = pattern,
+	MATMUL_PROBLEM,
 	.geometry = kind_geometry_2d,
-	.scalars = scalars,
-	.group_size = kind_group_2d,
-	.rate_unit = "GFLOP/s",
-	.rate_key = "gflops",
-	.work = work,
-	.traffic_key = "bytes_loaded_per_flop",
-	.traffic_units = work,
+	MATMUL_UNITS,
 	.traffic_text = "  global bytes loaded per FLOP: %.3f (naive: 4.000; tiling divides it by TILE)\n",
 	.token_local = token_local,
 	.cpu_speed_note = "tiling's fewer global loads do not reliably beat the CPU's caches (the "
@@ -176,5 +181,112 @@ const kind kind_matmul = {
 		[KS_SPEED_TRY] = "each element loaded into __local memory must be reused TILE times; "
 		                 "check that the tile loads are coalesced and the inner loop reads only "
 		                 "__local memory",
+	},
+};
+
+/* ---- lesson 7: register blocking ---- */
+
+enum { WPT = KIND_MATMUL_WPT };
+
+/* TILE x TILE work-items, each WPT x WPT elements of C: groups of (TILE * WPT)^2 elements. */
+static int geometry_blocked(const ref_problem *p, int tile, size_t global[3], size_t local[3])
+{
+	size_t block = (size_t)tile * WPT;
+	local[0] = local[1] = (size_t)tile;
+	global[0] = kind_round_up((size_t)p->cols, block) / WPT;
+	global[1] = kind_round_up((size_t)p->rows, block) / WPT;
+	return 2;
+}
+
+/* The FMAs of the launch: every group's whole block, over k rounded up to TILE. */
+static double fma_blocked(int rows, int cols, int tile)
+{
+	(void)cols;
+	double p = (double)kind_round_up((size_t)rows, (size_t)tile * WPT);
+	return p * p * (double)kind_round_up((size_t)rows, (size_t)tile);
+}
+
+/* Tiles of a group's whole block, TILE * WPT wide, load 4 / (TILE * WPT) bytes per FLOP; a
+ * kernel that loads twice that still reuses too little of each element it loads.  Which
+ * mistake it is, the __local bytes per FMA tell (fmaload.h): 8, lesson 2's, when the tiles
+ * are TILE x TILE and each FMA reads its two floats from them; little when values of the
+ * register block come from global memory instead. */
+static int token_local_blocked(const kind_traffic *t, char *msg, size_t len, const char **try_)
+{
+	double per_flop = t->global_per_unit, block = (double)t->tile * WPT;
+	double fmas = fma_blocked(t->rows, t->cols, t->tile);
+	double per_fma = fmas > 0 ? t->local_loaded / fmas : 0;
+	if (per_flop <= 8.0 / block)
+		return 0;
+	int small = per_fma >= FMAL_LESSON2 / 2;
+	*try_ = small ? "stage the group's whole block: a tile of TILE * WPT rows of A and one of "
+	                "TILE * WPT columns of B per step of k, each element loaded from global "
+	                "memory once per group, then let each work-item read 2 x WPT values of "
+	                "them per k and use each WPT times from registers"
+	              : "read every value of the register block from the __local tiles, which hold "
+	                "the group's whole block: global memory only fills the tiles";
+	snprintf(msg, len, "the kernel loads %.3f bytes from global memory per FLOP (the naive "
+	         "kernel: 4.000; lesson 2's tiles of TILE=%d: %.3f; tiles of the whole %d x %d block: "
+	         "%.3f), and %.2f bytes from __local memory per FMA (lesson 2's: %.2f; a %d x %d block: "
+	         "%.2f): %s", per_flop, t->tile, 4.0 / t->tile, (int)block, (int)block, 4.0 / block,
+	         per_fma, FMAL_LESSON2, WPT, WPT, FMAL_LESSON2 / WPT,
+	         small ? "its tiles are too small to be reused: each FMA reads two floats from "
+	                 "__local memory, as in lesson 2"
+	               : "values of the register block come from global memory, not from the tiles");
+	return 1;
+}
+
+const kind kind_matmul_blocked = {
+	.name = "matmul_blocked",
+	/* at TILE=8 (64 x 64 blocks): 17 no whole group; 100 one whole group and partial ones; 200 and
+	 * 256 several of each, and whole ones */
+	.sizes = { {1, 1}, {17, 17}, {100, 100}, {200, 200}, {256, 256} },
+	.time_size = {512, 512},
+	.time_size_gpu = {4096, 4096},
+	/* 2 x 2 groups of 64 x 64 at TILE=8, the last row and column partial, so the interior
+	 * group's loops run and edge work-items exist */
+	.analysis_lo = {65, 65}, .analysis_hi = {79, 79},
+	.model_size = {128, 128},
+	MATMUL_PROBLEM,
+	.geometry = geometry_blocked,
+	MATMUL_UNITS,
+	.traffic_text = "  global bytes loaded per FLOP: %.3f (naive: 4.000; a block of TILE * WPT "
+	                "divides it by TILE * WPT)\n",
+	.fma_count = fma_blocked,
+	.token_local = token_local_blocked,
+	.cpu_speed_note = "a CPU has no register file of a GPU's size to hold 64 accumulators per "
+	                  "work-item, and its caches serve the tiles anyway: the predicted H200 time "
+	                  "judges the blocking instead",
+	.coalesce_try = "let consecutive work-items load consecutive elements (or float4s) of a row "
+	                "of A and of B when staging the tiles, and store C's rows the same way",
+	.dims = 2,
+	.tile_2d = 1,
+	.where = kind_where_2d,
+	.say = {
+		[KS_GUARD] = "if (row < N && col < N)",
+		[KS_EDGE] = "load or store outside the matrix: a work-item's block, or its group's "
+		            "tile, runs past the last row or column",
+		[KS_EDGE_TRY] = "guard each element of the work-item's block (row < N && col < N) when "
+		                "storing C, load 0 for a tile element past the edge, let the loop over k "
+		                "cover a partial last step, and use float4 loads only where all four "
+		                "elements are inside the matrix",
+		[KS_SIZE_TRY] = "use N everywhere, and let the loop over k cover a partial last step",
+		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach every barrier: keep "
+		                      "every work-item in the loop over k, load 0 outside the matrix, "
+		                      "and guard only the loads and the final stores",
+		[KS_STORE_OWN] = " (a WPT x WPT block per work-item: rows from get_group_id(1) and "
+		                 "get_local_id(1), columns from get_group_id(0) and get_local_id(0))",
+		[KS_SCALE] = "every element within its rounding bound (the scale: sum|a*b| over its "
+		             "dot product)",
+		[KS_PAD] = "pad each row of the tile by one float4 (tile[K][TILE * WPT + 4]) so that "
+		           "consecutive rows start in different banks",
+		[KS_SWIZZLE] = "XOR-swizzle the column (tile[r][c ^ r])",
+		[KS_EDGE_PART] = "rows or columns",
+		[KS_LOCAL_TRY] = "declare __local tiles of the group's whole block (a K x TILE * WPT "
+		                 "tile of A and one of B), load them cooperatively, barrier, then compute "
+		                 "the work-item's block from them",
+		[KS_SPEED_TRY] = "keep the work-item's WPT x WPT accumulators in registers (constant "
+		                 "indices after #pragma unroll), read each value of A and B from "
+		                 "__local memory once per step of k and use it WPT times",
 	},
 };

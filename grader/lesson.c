@@ -17,27 +17,33 @@
 
 static const lesson lessons[] = {
 	{ 1, "01-naive-matmul", "naive matmul (the baseline)", "matmul_naive", &kind_matmul, 16,
-	  CORE | CRIT_BIT(CRIT_COALESCED), NULL, NULL, 0, 0, {0}, 2, kind_matmul_untiled },
+	  CORE | CRIT_BIT(CRIT_COALESCED), NULL, NULL, 0, 0, {0}, 2, kind_matmul_untiled, 0, NULL },
 	{ 2, "02-tiled-matmul", "tiled matmul in __local memory", "matmul_tiled", &kind_matmul, 16,
 	  CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP), "matmul_naive.cl",
-	  "matmul_naive", 0, 1.10, {0}, 2, NULL },
+	  "matmul_naive", 0, 1.10, {0}, 2, NULL, 0, NULL },
 	{ 3, "03-transpose-padding", "transpose with a padded tile", "transpose", &kind_transpose, 32,
 	  CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP),
 	  "transpose_naive.cl", "transpose_naive", 0, 2.0, {0},
-	  1 /* its text teaches a conflict-free column read: a 2-way one is not */, NULL },
+	  1 /* its text teaches a conflict-free column read: a 2-way one is not */, NULL, 0, NULL },
 	{ 4, "04-tile-budget", "choosing TILE within the local-memory budget", "matmul_tiled", &kind_matmul, 16,
 	  CORE | LOCAL | CRIT_BIT(CRIT_TILE_CHOICE), "matmul_naive.cl", "matmul_naive", /* the
 	  baseline: lesson 4 times it at several local sizes (the local-size experiment) */
-	  0, 0, {8, 16, 32, 0}, 2, NULL },
+	  0, 0, {8, 16, 32, 0}, 2, NULL, 0, NULL },
 	{ 5, "05-reduction", "parallel reduction in __local memory", "reduce", &kind_reduction, 256,
-	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "reduce_naive.cl", "reduce_naive", 0, 1.30, {0}, 2, NULL },
+	  CORE | LOCAL | CRIT_BIT(CRIT_SPEEDUP), "reduce_naive.cl", "reduce_naive", 0, 1.30, {0}, 2, NULL, 0, NULL },
 	/* stencil(__global const float* in, __global float* out, const int rows, const int cols),
 	 * R = 3 defined in the kernel file, local size TILE x TILE, global size cols x rows rounded
 	 * up to TILE (kind_stencil2d.c); the bar: GUIDE.md "Speedup thresholds", lesson 6 */
 	{ 6, "06-stencil-halo", "2-D stencil with a halo in __local memory", "stencil",
 	  &kind_stencil2d, 32, CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP),
 	  "stencil_naive.cl", "stencil_naive", 0, 1.05, {0},
-	  1 /* a warp is one row of the group: a row-major staged block is conflict-free */, NULL },
+	  1 /* a warp is one row of the group: a row-major staged block is conflict-free */, NULL,
+	  0, NULL },
+	{ 7, "07-register-blocking", "register blocking: a block of C per work-item", "matmul_blocked",
+	  &kind_matmul_blocked, 16, CORE | LOCAL | CRIT_BIT(CRIT_COALESCED) | CRIT_BIT(CRIT_SPEEDUP),
+	  "matmul_tiled_blocked.cl" /* lesson 2's tiled solution under lesson 7's launch */,
+	  "matmul_tiled_blocked", 0, 6.0 /* 20 H200 runs: 7.04-7.08x (GUIDE.md) */, {0}, 2, NULL,
+	  8 /* analysed at TILE=8: 64 x 64 blocks */, "baseline (lesson 2's kernel)" },
 };
 
 static const char *crit_ids[CRIT_COUNT] = {
@@ -85,7 +91,7 @@ static uint64_t mix(uint64_t x)
 
 static int tile_multiple(const lesson *l, int n)
 {
-	if (n % l->tile == 0)
+	if (n % l->tile == 0 || n % lesson_analysis_tile(l) == 0)
 		return 1;
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++)
 		if (n % l->tiles[i] == 0)
@@ -110,7 +116,17 @@ static int draw(const lesson *l, int lo, int hi, uint64_t r)
 
 lesson_size lesson_analysis_size(const lesson *l, uint64_t seed)
 {
-	return lesson_analysis_size_at(l, seed, l->tile, NULL, NULL);
+	return lesson_analysis_size_at(l, seed, lesson_analysis_tile(l), NULL, NULL);
+}
+
+const char *lesson_baseline_name(const lesson *l)
+{
+	return l && l->baseline_name ? l->baseline_name : "naive baseline";
+}
+
+int lesson_analysis_tile(const lesson *l)
+{
+	return l->analysis_tile > 0 ? l->analysis_tile : l->tile;
 }
 
 /* A dimension of the range that does not exceed one tile moves up to (tile, 2 tile): a group

@@ -41,6 +41,10 @@ typedef struct lesson {
 	const char *const *say;     /* KS_COUNT words of the lesson's own where its kind's do not
 	                               fit it (lesson 1 has no tiles and no barriers: they live
 	                               in its kind's file); NULL, or a NULL entry: the kind's */
+	int analysis_tile;          /* the TILE the Oclgrind analysis builds and runs the kernel
+	                               at; 0: tile.  Lesson 7: 8, where its blocks are 64 x 64
+	                               (at 16, 128 x 128 blocks cost Oclgrind 10-20 s a run)    */
+	const char *baseline_name;  /* how messages name the baseline; NULL: "naive baseline"    */
 } lesson;
 
 /* Number of lessons, and lesson i (0-based) of the table. */
@@ -49,7 +53,7 @@ const lesson *lesson_at(int i);
 /* Lesson by number ("3"), zero-padded number ("03") or slug; NULL when none. */
 const lesson *lesson_find(const char *key);
 
-/* The size the Oclgrind analysis runs at for this seed: each dimension drawn within
+/* The size the Oclgrind analysis runs at for this seed (at lesson_analysis_tile): each dimension drawn within
  * [analysis_lo, analysis_hi] and never a multiple of any TILE the lesson uses (its tile and
  * its sweep), so edge work-items outside the problem exist in both dimensions; a square range
  * (lo and hi both square) gives a square size. */
@@ -65,6 +69,12 @@ lesson_size lesson_analysis_size_at(const lesson *l, uint64_t seed, int tile,
 /* The words of situation id for lesson l: its own, else its kind's, else the default
  * (kind.h, kind_say). */
 const char *lesson_say(const lesson *l, kind_say_id id);
+
+/* The baseline in the report's words: baseline_name, else "naive baseline". */
+const char *lesson_baseline_name(const lesson *l);
+
+/* The TILE of the Oclgrind analysis' first run: analysis_tile, else tile. */
+int lesson_analysis_tile(const lesson *l);
 
 /* The worst n-way conflict_free passes in lesson l: its conflict_max, 2 when that is 0. */
 int lesson_conflict_max(const lesson *l);

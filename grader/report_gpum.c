@@ -55,8 +55,8 @@ void report_predicted_text(FILE *f, const check_report *rep)
 		return;
 	char line[900], base[120] = "", bar[40] = "";
 	if (pr->ok)
-		snprintf(base, sizeof base, ", naive baseline %.3g ms, %.2fx", pr->baseline.ms,
-		         pr->speedup);
+		snprintf(base, sizeof base, ", %s %.3g ms, %.2fx", lesson_baseline_name(rep->opts.l),
+		         pr->baseline.ms, pr->speedup);
 	if (pr->ok && rep->opts.l->speedup_gpu > 0)
 		snprintf(bar, sizeof bar, " (bar %.2fx)", rep->opts.l->speedup_gpu);
 	snprintf(line, sizeof line, "predicted on %s%s at %s: yours %.3g ms%s%s; limited by %s",

@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "esc.h"
+#include "fmaload.h"
+#include "regest.h"
 #include "report.h"
 #include "tilechoice.h"
 
@@ -146,6 +148,7 @@ static void json_local_sites(cJSON *sites, const check_report *rep)
 		cJSON_AddNumberToObject(o, "wavefronts", inst ? report_dval(p, "wavefronts") / inst : 0);
 		cJSON_AddNumberToObject(o, "ideal_wavefronts", inst ? report_dval(p, "ideal_wavefronts") / inst : 0);
 		cJSON_AddNumberToObject(o, "instructions", inst);
+		cJSON_AddNumberToObject(o, "width", report_ival(s, "width"));   /* bytes: 16 for a float4 */
 		cJSON_AddNumberToObject(o, "tile", report_ival(s, "tile"));
 		cJSON_AddBoolToObject(o, "worst", cJSON_IsTrue(cJSON_GetObjectItem(s, "worst")));
 		cJSON_AddItemToObject(o, "profiles", cJSON_Duplicate(cJSON_GetObjectItem(s, "profiles"), 1));
@@ -185,6 +188,8 @@ static void json_global_bytes(cJSON *gm, const check_report *rep)
 	cJSON_AddNumberToObject(gm, "bytes_loaded", report_dval(gb, "loaded"));
 	cJSON_AddNumberToObject(gm, "bytes_stored", report_dval(gb, "stored"));
 	cJSON_AddNumberToObject(gm, k->traffic_key, rep->an.loaded_per_unit);
+	fmal_json(gm, k, &(kind_traffic){ rep->an.rows, rep->an.cols, rep->analyses[0].tile, 0,
+	                                  rep->an.local_loaded, 0 });
 }
 
 static void json_memory(cJSON *root, const check_report *rep)
@@ -365,6 +370,7 @@ cJSON *report_json(const check_report *rep)
 	json_analysis(root, rep);
 	json_memory(root, rep);
 	json_occupancy(root, rep);
+	regest_json(root, rep);
 	json_diagnostics(root, rep);
 	if (ch->ntiles)
 		json_tiles(root, rep);

@@ -8,6 +8,8 @@
 #include <sys/ioctl.h>
 
 #include "esc.h"
+#include "fmaload.h"
+#include "regest.h"
 #include "hint.h"
 #include "report.h"
 #include "tilechoice.h"
@@ -131,6 +133,8 @@ static void text_global(FILE *f, const check_report *rep)
 	const kind *k = rep->opts.l->kind;
 	if (k->traffic_text && gb)
 		fprintf(f, k->traffic_text, rep->an.loaded_per_unit);
+	fmal_print(f, k, &(kind_traffic){ rep->an.rows, rep->an.cols, rep->analyses[0].tile, 0,
+	                                  rep->an.local_loaded, 0 });
 }
 
 /* Where the Oclgrind analysis ran: sizes drawn from the seed, and each run's TILE. */
@@ -351,7 +355,7 @@ static void text_timing(FILE *f, const check_report *rep)
 	        KIND_SIZE(l->kind, ch->time_rows, ch->time_cols), ch->kernel_ms,
 	        rep->view.kernel_rate, unit);
 	if (ch->baseline_ms > 0)
-		fprintf(f, ", naive baseline %.3g ms (%.2f %s)", ch->baseline_ms,
+		fprintf(f, ", %s %.3g ms (%.2f %s)", lesson_baseline_name(l), ch->baseline_ms,
 		        rep->view.baseline_rate, unit);
 	fprintf(f, "; median of %d\n", ch->time_reps);
 	if (rep->copy_gbps > 0)
@@ -433,6 +437,7 @@ void report_text(FILE *f, const check_report *rep)
 		text_global(f, rep);
 	}
 	text_occupancy(f, rep);
+	regest_print(f, rep);
 	text_tiles(f, rep);
 	text_notes(f, rep);
 	text_verdict(f, rep);

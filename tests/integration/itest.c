@@ -322,3 +322,17 @@ int itest_run(Suite *s)
 	}
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
+
+const char *itest_status(const itest_graded *g, const char *id)
+{
+	cJSON *c = itest_crit(g, id);
+	const char *s = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")) : "absent";
+	return s ? s : "absent";
+}
+
+const char *itest_message(const itest_graded *g, const char *id)
+{
+	cJSON *c = itest_crit(g, id);
+	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "message")) : NULL;
+	return m ? m : "";
+}

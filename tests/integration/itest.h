@@ -67,4 +67,9 @@ int itest_run(Suite *s);
 /* The criterion object with this id in the report's "criteria", or NULL. */
 cJSON *itest_crit(const itest_graded *g, const char *id);
 
+/* A criterion's "status" ("pass", "fail", "not_checked"), or "absent" when the report has no
+ * such criterion; its "message", or "" when there is none. */
+const char *itest_status(const itest_graded *g, const char *id);
+const char *itest_message(const itest_graded *g, const char *id);
+
 #endif

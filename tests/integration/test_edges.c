@@ -19,19 +19,6 @@
 #define FX "tests/fixtures/"
 
 /* `build/clgrade check LESSON KERNEL --seed 1 --json tmp EXTRA`, all it says, and its wall time. */
-static const char *status(const itest_graded *g, const char *id)
-{
-	cJSON *c = itest_crit(g, id);
-	return c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")) : "absent";
-}
-
-static const char *message(const itest_graded *g, const char *id)
-{
-	cJSON *c = itest_crit(g, id);
-	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "message")) : NULL;
-	return m ? m : "";
-}
-
 static double num(cJSON *o, const char *k)
 {
 	cJSON *v = cJSON_GetObjectItem(o, k);
@@ -99,19 +86,19 @@ START_TEST(edge_mutant_gets_its_verdict)
 	const struct edge *e = &edges[_i];
 	itest_graded g = itest_grade(e->lesson, e->file, e->extra);
 	if (e->fails) {
-		ck_assert_msg(strcmp(status(&g, e->fails), "fail") == 0, "%s: %s expected fail, got %s\n%s",
-		              e->file, e->fails, status(&g, e->fails), g.text);
+		ck_assert_msg(strcmp(itest_status(&g, e->fails), "fail") == 0, "%s: %s expected fail, got %s\n%s",
+		              e->file, e->fails, itest_status(&g, e->fails), g.text);
 		ck_assert_int_eq(g.exit, 1);
 		if (e->says)
-			ck_assert_msg(strstr(message(&g, e->fails), e->says) != NULL, "%s: \"%s\" lacks \"%s\"",
-			              e->file, message(&g, e->fails), e->says);
+			ck_assert_msg(strstr(itest_message(&g, e->fails), e->says) != NULL, "%s: \"%s\" lacks \"%s\"",
+			              e->file, itest_message(&g, e->fails), e->says);
 		if (e->never)
 			ck_assert_msg(strstr(g.text, e->never) == NULL, "%s: the report shows \"%s\":\n%s",
 			              e->file, e->never, g.text);
 	}
 	if (e->passes)
-		ck_assert_msg(strcmp(status(&g, e->passes), "pass") == 0, "%s: %s expected pass, got %s (%s)",
-		              e->file, e->passes, status(&g, e->passes), message(&g, e->passes));
+		ck_assert_msg(strcmp(itest_status(&g, e->passes), "pass") == 0, "%s: %s expected pass, got %s (%s)",
+		              e->file, e->passes, itest_status(&g, e->passes), itest_message(&g, e->passes));
 	/* every analysed size has edge work-items: no dimension is a multiple of the TILE */
 	cJSON *s;
 	cJSON_ArrayForEach(s, cJSON_GetObjectItem(cJSON_GetObjectItem(g.json, "analysis"), "sizes")) {
@@ -217,11 +204,11 @@ START_TEST(hang_is_stopped_within_the_timeout)
 	snprintf(extra, sizeof extra, "--timeout %d", s);
 	itest_graded g = itest_grade_fresh(NULL, "1", FX "l1_hang.cl", extra);
 	ck_assert_int_eq(g.exit, 1);
-	ck_assert_str_eq(status(&g, "runs"), "fail");
-	const char *m = strstr(message(&g, "runs"), "timed out after ");
+	ck_assert_str_eq(itest_status(&g, "runs"), "fail");
+	const char *m = strstr(itest_message(&g, "runs"), "timed out after ");
 	double x = 0;
 	ck_assert_msg(m && sscanf(m, "timed out after %lf s", &x) == 1, "runs: %s",
-	              message(&g, "runs"));
+	              itest_message(&g, "runs"));
 	ck_assert_msg(x >= s && x <= 3 * s + 0.05 && x < 20, "the limit was %.2f s with --timeout %d "
 	              "(the default is 20 s)", x, s);
 	ck_assert_msg(g.wall_s >= s, "a hanging kernel ended after %.1f s, before its --timeout %d",

@@ -13,24 +13,11 @@
 #include "itest.h"
 
 /* Run `build/clgrade check LESSON KERNEL EXTRA --json tmp --seed 1` and collect all it says. */
-static const char *status(const itest_graded *g, const char *id)
-{
-	cJSON *c = itest_crit(g, id);
-	return c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")) : "absent";
-}
-
-static const char *message(const itest_graded *g, const char *id)
-{
-	cJSON *c = itest_crit(g, id);
-	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "message")) : NULL;
-	return m ? m : "";
-}
-
 /* The criterion failed in the JSON and is marked ✗ in the terminal report. */
 static void assert_fails(const itest_graded *g, const char *id)
 {
-	ck_assert_msg(strcmp(status(g, id), "fail") == 0, "%s: expected fail, got %s\n%s", id,
-	              status(g, id), g->text);
+	ck_assert_msg(strcmp(itest_status(g, id), "fail") == 0, "%s: expected fail, got %s\n%s", id,
+	              itest_status(g, id), g->text);
 	char mark[64];
 	snprintf(mark, sizeof mark, "✗ %s", id);
 	ck_assert_msg(strstr(g->text, mark) != NULL, "terminal report lacks \"%s\":\n%s", mark, g->text);
@@ -40,8 +27,8 @@ static void assert_fails(const itest_graded *g, const char *id)
 
 static void assert_passes(const itest_graded *g, const char *id)
 {
-	ck_assert_msg(strcmp(status(g, id), "pass") == 0, "%s: expected pass, got %s (%s)\n%s", id,
-	              status(g, id), message(g, id), g->text);
+	ck_assert_msg(strcmp(itest_status(g, id), "pass") == 0, "%s: expected pass, got %s (%s)\n%s", id,
+	              itest_status(g, id), itest_message(g, id), g->text);
 }
 
 /* Every criterion but the timing one passed (speedup has its own repeated test). */
@@ -60,10 +47,10 @@ static void assert_all_but_speedup(const itest_graded *g)
 static void assert_speedup_predicted(const itest_graded *g, const char *want)
 {
 	cJSON *c = itest_crit(g, "speedup");
-	ck_assert_msg(strcmp(status(g, "speedup"), want) == 0, "speedup: expected %s, got %s (%s)",
-	              want, status(g, "speedup"), message(g, "speedup"));
+	ck_assert_msg(strcmp(itest_status(g, "speedup"), want) == 0, "speedup: expected %s, got %s (%s)",
+	              want, itest_status(g, "speedup"), itest_message(g, "speedup"));
 	ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(c, "predicted")));
-	ck_assert_ptr_nonnull(strstr(message(g, "speedup"), "predicted on NVIDIA H200"));
+	ck_assert_ptr_nonnull(strstr(itest_message(g, "speedup"), "predicted on NVIDIA H200"));
 	ck_assert_ptr_nonnull(strstr(g->text, "predicted on NVIDIA H200"));
 }
 
@@ -114,8 +101,8 @@ START_TEST(broken_kernel_fails_its_criterion)
 	itest_graded g = itest_grade(b->lesson, b->file, b->extra);
 	assert_fails(&g, b->fails);
 	if (b->says)
-		ck_assert_msg(strstr(message(&g, b->fails), b->says) != NULL, "%s: \"%s\" lacks \"%s\"",
-		              b->file, message(&g, b->fails), b->says);
+		ck_assert_msg(strstr(itest_message(&g, b->fails), b->says) != NULL, "%s: \"%s\" lacks \"%s\"",
+		              b->file, itest_message(&g, b->fails), b->says);
 	if (b->passes)
 		assert_passes(&g, b->passes);
 	itest_done(&g);
@@ -152,12 +139,12 @@ START_TEST(l1_compile_error_at_student_line)
 {
 	itest_graded g = itest_grade("1", FX "l1_compile_error.cl", NULL);
 	assert_fails(&g, "builds");
-	ck_assert_msg(strstr(message(&g, "builds"), FX "l1_compile_error.cl:10:43: error:") != NULL,
-	              "%s", message(&g, "builds"));
+	ck_assert_msg(strstr(itest_message(&g, "builds"), FX "l1_compile_error.cl:10:43: error:") != NULL,
+	              "%s", itest_message(&g, "builds"));
 	ck_assert_ptr_nonnull(strstr(g.text, FX "l1_compile_error.cl:10:43: error:"));
 	ck_assert_ptr_null(strstr(g.text, "tempfile"));
 	ck_assert_ptr_nonnull(strstr(g.text, "^"));       /* the caret under the column */
-	ck_assert_str_eq(status(&g, "correct"), "not_checked");
+	ck_assert_str_eq(itest_status(&g, "correct"), "not_checked");
 	itest_done(&g);
 }
 END_TEST
@@ -168,7 +155,7 @@ START_TEST(l1_includes_refused_and_never_echoed)
 	for (int i = 0; i < 2; i++) {
 		itest_graded g = itest_grade("1", files[i], NULL);
 		assert_fails(&g, "builds");
-		ck_assert_ptr_nonnull(strstr(message(&g, "builds"), "refused"));
+		ck_assert_ptr_nonnull(strstr(itest_message(&g, "builds"), "refused"));
 		ck_assert_msg(strstr(g.text, "root:") == NULL, "leaked /etc/passwd:\n%s", g.text);
 		itest_done(&g);
 	}
@@ -202,8 +189,8 @@ START_TEST(l2_over_local_budget_fails_with_both_numbers)
 {
 	itest_graded g = itest_grade("2", FX "l2_local_64k.cl", "--local-mem 49152 --no-analysis");
 	assert_fails(&g, "runs");
-	ck_assert_msg(strstr(message(&g, "runs"), "needs 65536 bytes") != NULL, "%s", message(&g, "runs"));
-	ck_assert_ptr_nonnull(strstr(message(&g, "runs"), "allows 49152"));
+	ck_assert_msg(strstr(itest_message(&g, "runs"), "needs 65536 bytes") != NULL, "%s", itest_message(&g, "runs"));
+	ck_assert_ptr_nonnull(strstr(itest_message(&g, "runs"), "allows 49152"));
 	itest_done(&g);
 }
 END_TEST
@@ -250,10 +237,10 @@ START_TEST(l2_missing_barriers_race_at_their_lines)
 		/* the read of both tiles (line 17) races with their writes (lines 13 and 14) */
 		char want[128];
 		snprintf(want, sizeof want, "%s:17:", files[i]);
-		ck_assert_msg(strstr(message(&g, "race_free"), want) != NULL, "%s", message(&g, "race_free"));
-		ck_assert_ptr_nonnull(strstr(message(&g, "race_free"), "'As'"));
-		ck_assert_ptr_nonnull(strstr(message(&g, "race_free"), "(with line 13)"));
-		ck_assert_ptr_nonnull(strstr(message(&g, "race_free"), "(with line 14)"));
+		ck_assert_msg(strstr(itest_message(&g, "race_free"), want) != NULL, "%s", itest_message(&g, "race_free"));
+		ck_assert_ptr_nonnull(strstr(itest_message(&g, "race_free"), "'As'"));
+		ck_assert_ptr_nonnull(strstr(itest_message(&g, "race_free"), "(with line 13)"));
+		ck_assert_ptr_nonnull(strstr(itest_message(&g, "race_free"), "(with line 14)"));
 		itest_done(&g);
 	}
 }
@@ -301,7 +288,7 @@ START_TEST(l3_unpadded_read_is_32_way_store_conflict_free)
 	ck_assert_int_eq((int)num(ld, "n_way"), 32);
 	ck_assert_ptr_nonnull(st);
 	ck_assert_int_eq((int)num(st, "n_way"), 1);
-	ck_assert_ptr_nonnull(strstr(message(&g, "conflict_free"), ":15:"));
+	ck_assert_ptr_nonnull(strstr(itest_message(&g, "conflict_free"), ":15:"));
 	ck_assert_ptr_nonnull(strstr(g.text, "lane -> bank"));
 	itest_done(&g);
 }
@@ -384,9 +371,9 @@ START_TEST(without_oclgrind_criteria_are_not_checked)
 	snprintf(json, sizeof json, "%s/out.txt", dir);
 	g.text = itest_slurp(json);
 	free(j);
-	ck_assert_str_eq(status(&g, "race_free"), "not_checked");
-	ck_assert_str_eq(status(&g, "conflict_free"), "not_checked");
-	ck_assert_str_eq(status(&g, "memory_safe"), "not_checked");
+	ck_assert_str_eq(itest_status(&g, "race_free"), "not_checked");
+	ck_assert_str_eq(itest_status(&g, "conflict_free"), "not_checked");
+	ck_assert_str_eq(itest_status(&g, "memory_safe"), "not_checked");
 	ck_assert_ptr_nonnull(strstr(g.text, "the grader could not run the Oclgrind analysis"));
 	ck_assert_ptr_nonnull(strstr(g.text, "not checked"));
 	cJSON *note = cJSON_GetObjectItem(g.json, "analysis_note");
@@ -542,7 +529,7 @@ START_TEST(l2_wrong_only_when_timed_gets_no_speedup)
 {
 	itest_graded g = itest_grade("2", FX "l2_skip_large.cl", "--no-analysis");
 	assert_fails(&g, "correct");
-	ck_assert_str_eq(status(&g, "speedup"), "not_checked");
+	ck_assert_str_eq(itest_status(&g, "speedup"), "not_checked");
 	ck_assert(cJSON_IsNull(cJSON_GetObjectItem(g.json, "timing")));
 	itest_done(&g);
 }

@@ -13,19 +13,6 @@
 
 #define FX "tests/fixtures/"
 
-static const char *status(const itest_graded *g, const char *id)
-{
-	cJSON *c = itest_crit(g, id);
-	return c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "status")) : "absent";
-}
-
-static const char *message(const itest_graded *g, const char *id)
-{
-	cJSON *c = itest_crit(g, id);
-	const char *m = c ? cJSON_GetStringValue(cJSON_GetObjectItem(c, "message")) : NULL;
-	return m ? m : "";
-}
-
 static double num(cJSON *o, const char *k)
 {
 	cJSON *v = cJSON_GetObjectItem(o, k);
@@ -62,17 +49,17 @@ START_TEST(conflicts_judged_where_the_lesson_says)
 {
 	const struct coverage *e = &coverages[_i];
 	itest_graded g = itest_grade(e->lesson, e->file, e->extra);
-	const char *msg = message(&g, "conflict_free");
+	const char *msg = itest_message(&g, "conflict_free");
 	cJSON *c = itest_crit(&g, "conflict_free");
 	const char *try_ = cJSON_GetStringValue(cJSON_GetObjectItem(c, "try"));
-	ck_assert_msg(strcmp(status(&g, "conflict_free"), e->fails ? "fail" : "pass") == 0,
-	              "%s: conflict_free is %s\n%s", e->file, status(&g, "conflict_free"), g.text);
+	ck_assert_msg(strcmp(itest_status(&g, "conflict_free"), e->fails ? "fail" : "pass") == 0,
+	              "%s: conflict_free is %s\n%s", e->file, itest_status(&g, "conflict_free"), g.text);
 	ck_assert_int_eq(g.exit, e->fails ? 1 : 0);
 	cJSON *x;
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(g.json, "criteria")) {
 		const char *id = cJSON_GetStringValue(cJSON_GetObjectItem(x, "id"));
 		if (strcmp(id, "conflict_free") != 0)
-			ck_assert_msg(strcmp(status(&g, id), "fail") != 0, "%s: %s fails too", e->file, id);
+			ck_assert_msg(strcmp(itest_status(&g, id), "fail") != 0, "%s: %s fails too", e->file, id);
 	}
 	for (int i = 0; i < 2; i++)
 		ck_assert_msg(!e->says[i] || strstr(msg, e->says[i]), "%s: \"%s\" lacks \"%s\"",
