@@ -314,6 +314,17 @@ static void html_criteria(FILE *f, const cJSON *j)
 	fputs("</table>\n", f);
 }
 
+/* ", <baseline> Y ms, [speedup ]Zx": the baseline named as the report names it (the JSON's
+ * baseline_name; "naive baseline" in a report written before it had one), HTML-escaped. */
+static void baseline_is(FILE *f, const cJSON *t, const char *speedup_word)
+{
+	const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(t, "baseline_name"));
+	fputs(", ", f);
+	html_put(f, name ? name : "naive baseline");
+	html_printf(f, " %.3g ms, %s%.2f&times;", html_num(t, "baseline_ms"), speedup_word,
+	            html_num(t, "speedup"));
+}
+
 static void html_timing(FILE *f, const cJSON *j)
 {
 	const cJSON *t = cJSON_GetObjectItem(j, "timing"), *sz = cJSON_GetObjectItem(t, "size");
@@ -324,8 +335,7 @@ static void html_timing(FILE *f, const cJSON *j)
 	html_put(f, html_str(t, "size_text"));
 	html_printf(f, ": kernel %.3g ms", html_num(t, "kernel_ms"));
 	if (cJSON_IsNumber(cJSON_GetObjectItem(t, "baseline_ms")))
-		html_printf(f, ", naive baseline %.3g ms, speedup %.2f&times;", html_num(t, "baseline_ms"),
-		            html_num(t, "speedup"));
+		baseline_is(f, t, "speedup ");
 	html_printf(f, "; median of %.0f runs</p>\n", html_num(t, "runs"));
 }
 
@@ -341,8 +351,7 @@ static void html_predicted(FILE *f, const cJSON *j)
 	html_printf(f, "%s: yours %.3g ms", cJSON_IsTrue(cJSON_GetObjectItem(p, "validated")) ? "" :
 	            " (a profile not validated)", html_num(p, "kernel_ms"));
 	if (cJSON_IsNumber(cJSON_GetObjectItem(p, "baseline_ms")))
-		html_printf(f, ", naive baseline %.3g ms, %.2f&times;", html_num(p, "baseline_ms"),
-		            html_num(p, "speedup"));
+		baseline_is(f, p, "");
 	fputs("; limited by ", f);
 	html_put(f, html_str(p, "limiter_text"));
 	fputs("</p>\n", f);

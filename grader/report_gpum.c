@@ -96,6 +96,7 @@ void report_predicted_json(cJSON *t, const check_report *rep)
 	cJSON_AddItemToArray(cJSON_GetObjectItem(p, "size"), cJSON_CreateNumber(pr->cols));
 	if (pr->ok) {
 		cJSON_AddNumberToObject(p, "baseline_ms", pr->baseline.ms);
+		cJSON_AddStringToObject(p, "baseline_name", lesson_baseline_name(rep->opts.l));
 		cJSON_AddNumberToObject(p, "speedup", pr->speedup);
 		cJSON_AddItemToObject(p, "baseline", gpum_json(pr->profile, &pr->baseline));
 	} else {

@@ -81,6 +81,7 @@ static void json_timing(cJSON *root, const check_report *rep)
 	                                                  ch->time_cols));
 	if (ch->baseline_ms > 0) {
 		cJSON_AddNumberToObject(t, "baseline_ms", ch->baseline_ms);
+		cJSON_AddStringToObject(t, "baseline_name", lesson_baseline_name(rep->opts.l));
 		cJSON_AddNumberToObject(t, "speedup", rep->view.speedup);
 	} else {
 		cJSON_AddNullToObject(t, "baseline_ms");
