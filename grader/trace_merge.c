@@ -75,6 +75,20 @@ find_row(cJSON *list, const cJSON *row, const char *const keys[])
 	return NULL;
 }
 
+/* a[key] becomes a copy of b[key] when b has one that is worse by the number `by` (a warp's
+ * picture: the most conflicted lanes, the request of the most sectors). */
+static void
+keep_worse(cJSON *a, const cJSON *b, const char *key, const char *by)
+{
+	const cJSON *vb = cJSON_GetObjectItemCaseSensitive(b, key);
+	const cJSON *va = cJSON_GetObjectItemCaseSensitive(a, key);
+	if (!vb || (va && jnum(vb, by) <= jnum(va, by)))
+		return;
+	if (va)
+		cJSON_DeleteItemFromObjectCaseSensitive(a, key);
+	cJSON_AddItemToObject(a, key, cJSON_Duplicate(vb, 1));
+}
+
 static void
 merge_site(cJSON *a, const cJSON *b)
 {
@@ -101,20 +115,8 @@ merge_site(cJSON *a, const cJSON *b)
 		add_num(q, "ideal_wavefronts", jnum(p, "ideal_wavefronts"));
 		max_num(q, "n_way", jnum(p, "n_way"));
 	}
-	const cJSON *wb = cJSON_GetObjectItemCaseSensitive(b, "worst_lanes");
-	const cJSON *wa = cJSON_GetObjectItemCaseSensitive(a, "worst_lanes");
-	if (wb && (!wa || jnum(wb, "n_way") > jnum(wa, "n_way"))) {
-		if (wa)
-			cJSON_DeleteItemFromObjectCaseSensitive(a, "worst_lanes");
-		cJSON_AddItemToObject(a, "worst_lanes", cJSON_Duplicate(wb, 1));
-	}
-	const cJSON *rb = cJSON_GetObjectItemCaseSensitive(b, "worst_request");
-	const cJSON *ra = cJSON_GetObjectItemCaseSensitive(a, "worst_request");
-	if (rb && (!ra || jnum(rb, "sectors") > jnum(ra, "sectors"))) {
-		if (ra)
-			cJSON_DeleteItemFromObjectCaseSensitive(a, "worst_request");
-		cJSON_AddItemToObject(a, "worst_request", cJSON_Duplicate(rb, 1));
-	}
+	keep_worse(a, b, "worst_lanes", "n_way");
+	keep_worse(a, b, "worst_request", "sectors");
 }
 
 /* The run's work-group width, written into each of its sites as "tile". */
