@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check_dev.h"
+#include "check_sum.h"
 #include "check_prep.h"
 
 void check_dev_source(const check_ctx *c, devrun_src *s, const char *wg_method)
@@ -200,9 +201,9 @@ int check_dev_control(const check_opts *o, const check_ctx *c, const check_confi
 int check_dev_miscompiled(const check_report *rep)
 {
 	const check_child *ch = &rep->child;
-	int wrong = 0, findings = 0;
-	for (int k = 0; k < FIND_KINDS; k++)
-		findings += rep->an.nfind[k];
+	int wrong = 0;
+	/* from the summary itself: rep->an is filled after the children (check_sum_analysis) */
+	int findings = check_sum_nfindings(rep->analysis);
 	for (int i = 0; i < ch->nruns; i++)
 		wrong += ch->runs[i].done && !ch->runs[i].cmp.passed && !ch->runs[i].violations;
 	/* workitemrepl replicates the code once per work-item: past 256 of them (lesson 3's

@@ -62,6 +62,18 @@ static int lane_broadcast(cJSON *site)
 	return active > 2;
 }
 
+int check_sum_nfindings(const cJSON *summary)
+{
+	const cJSON *f;
+	int n = 0;
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(summary, "findings")) {
+		const char *k = cJSON_GetStringValue(cJSON_GetObjectItem(f, "kind"));
+		for (int i = 0; k && i < FIND_KINDS; i++)
+			n += strcmp(k, find_names[i]) == 0;
+	}
+	return n;
+}
+
 static void summarize_findings(cJSON *summary, check_analysis *an)
 {
 	cJSON *f;

@@ -13,5 +13,9 @@ void check_sum_analysis(const check_opts *o, check_report *rep);
  * bytes count too (rep->local_analysis; rep->child.local_bytes is the largest known source,
  * lmem_pick). */
 void check_sum_local(check_report *rep);
+/* The findings of the checked kinds (out of bounds, uninitialised, races, barrier divergence)
+ * in a tracer summary, before check_sum_analysis has run: the PoCL-miscompile test needs them
+ * while the run children are still being judged. */
+int check_sum_nfindings(const cJSON *summary);
 
 #endif
