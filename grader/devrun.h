@@ -30,7 +30,8 @@
 #include "ref.h"
 
 enum { DEVRUN_MAX_BUILDS = LESSON_MAX_TILES + 1, DEVRUN_MAX_SLOTS = CHECK_MAX_RUNS + LESSON_MAX_TILES,
-       DEVRUN_REPS = 16, DEVRUN_LOG = 12288 };
+       DEVRUN_REPS = 16, DEVRUN_LOG = 12288,
+       DEVRUN_WINDOW_GPU_MS = 500, DEVRUN_WINDOW_CPU_MS = 100 };
 
 /* The kernel's source and build inputs, as the parent prepared them (read-only for children). */
 typedef struct devrun_src {
@@ -77,6 +78,7 @@ typedef struct devrun_slot {
 	                                           one another, each len + 2 GUARD_FLOATS       */
 	size_t reread_off;                      /* SLOT_CORRECT: the output payload again, from a
 	                                           launch on a zeroed output (what reads it)     */
+	int window_ms;                          /* SLOT_TIME: launches for about this long       */
 } devrun_slot;
 
 /* What the run child wrote for a slot: numbers only, each checked before use. */

@@ -24,7 +24,7 @@ static int add_slot(devrun_plan *pl, devrun_slot_kind kd, const kind *k, int row
 	if (pl->nslots >= DEVRUN_MAX_SLOTS || ref_setup_inputs(&p, k, rows, cols, tile, seed) != 0)
 		return -1;
 	devrun_slot *s = &pl->s[pl->nslots++];
-	*s = (devrun_slot){ kd, rows, cols, tile, seed, p.n_in + 1, { 0 }, pl->arena_floats, 0 };
+	*s = (devrun_slot){ kd, rows, cols, tile, seed, p.n_in + 1, { 0 }, pl->arena_floats, 0, 0 };
 	for (int i = 0; i < p.n_in; i++)
 		s->len[i] = p.in_len[i];
 	s->len[p.n_in] = p.out_len;
@@ -52,6 +52,9 @@ int devrun_plan_make(const check_opts *o, const char *dev_type, devrun_plan *pl)
 		lesson_size ts = gpu ? l->kind->time_size_gpu : l->kind->time_size;
 		if (add_slot(pl, SLOT_TIME, l->kind, ts.rows, ts.cols, l->tile, o->seed + 99) != 0)
 			return -1;
+		/* a CPU's time judges nothing (the speedup is the predicted one, or not judged):
+		 * its fewest launches; a GPU's is the verdict, over half a second */
+		pl->s[pl->nslots - 1].window_ms = gpu ? DEVRUN_WINDOW_GPU_MS : DEVRUN_WINDOW_CPU_MS;
 	}
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++)
 		if (add_slot(pl, SLOT_SWEEP, l->kind, 100, 100, l->tiles[i], o->seed + l->tiles[i]) != 0)

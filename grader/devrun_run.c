@@ -62,8 +62,8 @@ static void run_correct(clrun *cl, cl_kernel k, devrun_page *pg, const devrun_sl
 	ref_free(&p);
 }
 
-/* The timing slot: warm-up, then student and baseline interleaved (about half a second of
- * launches with the copy below, 3 to DEVRUN_REPS each), then a copy of the same bytes as
+/* The timing slot: warm-up, then student and baseline interleaved (the slot's window of
+ * launches with the copy below, 3 to DEVRUN_REPS each: half a second on a GPU), then a copy of the same bytes as
  * often, then one more launch whose buffers come back: the timed kernel is the checked one (it
  * cannot tell them apart).  The copies run before and after the pairs, never between them: a
  * kernel launched after the copy starts with the copy's written lines to evict from the L2
@@ -89,7 +89,7 @@ static void run_time(clrun *cl, cl_kernel k, cl_kernel base, devrun_page *pg,
 		goto out;
 	so->base_ok = base && clrun_reset_output(cl, &b) == CL_SUCCESS &&
 	              clrun_launch(cl, base, &b, l->tile, &bw) == CL_SUCCESS;
-	int reps = (int)(500.0 / (w + bw + cw + 1e-3));
+	int reps = (int)(sl->window_ms / (w + bw + cw + 1e-3));
 	reps = reps < 3 ? 3 : reps > DEVRUN_REPS ? DEVRUN_REPS : reps;
 	for (int i = 0; i < reps; i++) {
 		if (clrun_reset_output(cl, &b) != CL_SUCCESS ||
