@@ -79,6 +79,8 @@ typedef struct devrun_slot {
 	size_t reread_off;                      /* SLOT_CORRECT: the output payload again, from a
 	                                           launch on a zeroed output (what reads it)     */
 	int window_ms;                          /* SLOT_TIME: launches for about this long       */
+	int warm_up;                            /* SLOT_TIME, SLOT_SWEEP: an untimed first launch
+	                                           of each kernel at the timing size             */
 } devrun_slot;
 
 /* What the run child wrote for a slot: numbers only, each checked before use. */

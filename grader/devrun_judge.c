@@ -24,7 +24,7 @@ static int add_slot(devrun_plan *pl, devrun_slot_kind kd, const kind *k, int row
 	if (pl->nslots >= DEVRUN_MAX_SLOTS || ref_setup_inputs(&p, k, rows, cols, tile, seed) != 0)
 		return -1;
 	devrun_slot *s = &pl->s[pl->nslots++];
-	*s = (devrun_slot){ kd, rows, cols, tile, seed, p.n_in + 1, { 0 }, pl->arena_floats, 0, 0 };
+	*s = (devrun_slot){ kd, rows, cols, tile, seed, p.n_in + 1, { 0 }, pl->arena_floats, 0, 0, 0 };
 	for (int i = 0; i < p.n_in; i++)
 		s->len[i] = p.in_len[i];
 	s->len[p.n_in] = p.out_len;
@@ -59,6 +59,11 @@ int devrun_plan_make(const check_opts *o, const char *dev_type, devrun_plan *pl)
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++)
 		if (add_slot(pl, SLOT_SWEEP, l->kind, 100, 100, l->tiles[i], o->seed + l->tiles[i]) != 0)
 			return -1;
+	/* a GPU gets an untimed launch of each kernel at the timing size first, for its clocks
+	 * and caches; on a CPU the first timed launch is one of three, whose median judges
+	 * nothing (the student's kernel ran at the same local size in the correctness runs) */
+	for (int i = pl->ncorrect; i < pl->nslots; i++)
+		pl->s[i].warm_up = gpu;
 	if (l->tiles[0] && l->baseline) {
 		pl->locals = 1;
 		memcpy(pl->local_shape, devrun_local_shapes, sizeof devrun_local_shapes);

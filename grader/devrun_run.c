@@ -62,10 +62,17 @@ static void run_correct(clrun *cl, cl_kernel k, devrun_page *pg, const devrun_sl
 	ref_free(&p);
 }
 
-/* The timing slot: warm-up, then student and baseline interleaved (the slot's window of
- * launches with the copy below, 3 to DEVRUN_REPS each: half a second on a GPU), then a copy of the same bytes as
- * often, then one more launch whose buffers come back: the timed kernel is the checked one (it
- * cannot tell them apart).  The copies run before and after the pairs, never between them: a
+/* How many launches of each fill the slot's window: 3 to DEVRUN_REPS. */
+static int time_reps(const devrun_slot *sl, double w, double bw, double cw)
+{
+	int reps = (int)(sl->window_ms / (w + bw + cw + 1e-3));
+	return reps < 3 ? 3 : reps > DEVRUN_REPS ? DEVRUN_REPS : reps;
+}
+
+/* The timing slot: a warm-up of each kernel on a GPU, then student and baseline interleaved (the slot's
+ * window of launches with the copy below, 3 to DEVRUN_REPS each: half a second on a GPU, 100
+ * ms on a CPU), then a copy of the same bytes as often, then one more launch whose buffers
+ * come back: the timed kernel is the checked one (it cannot tell them apart).  The copies run before and after the pairs, never between them: a
  * kernel launched after the copy starts with the copy's written lines to evict from the L2
  * (on an H200 the baseline timed itself 0.95x in the student's slot, behind the copy). */
 static void run_time(clrun *cl, cl_kernel k, cl_kernel base, devrun_page *pg,
@@ -83,14 +90,13 @@ static void run_time(clrun *cl, cl_kernel k, cl_kernel base, devrun_page *pg,
 	so->copy_ok = so->err == CL_SUCCESS && l->kind->copy_floats &&
 	              clrun_copy_open(cl, &b, (size_t)l->kind->copy_floats(sl->rows, sl->cols), &copy) ==
 	              CL_SUCCESS && clrun_copy_launch(cl, &copy, &cw) == CL_SUCCESS;
-	if (so->err == CL_SUCCESS)
+	if (so->err == CL_SUCCESS && sl->warm_up)
 		so->err = clrun_launch(cl, k, &b, sl->tile, &w);
 	if (so->err != CL_SUCCESS)
 		goto out;
-	so->base_ok = base && clrun_reset_output(cl, &b) == CL_SUCCESS &&
-	              clrun_launch(cl, base, &b, l->tile, &bw) == CL_SUCCESS;
-	int reps = (int)(sl->window_ms / (w + bw + cw + 1e-3));
-	reps = reps < 3 ? 3 : reps > DEVRUN_REPS ? DEVRUN_REPS : reps;
+	so->base_ok = base && (!sl->warm_up || (clrun_reset_output(cl, &b) == CL_SUCCESS &&
+	                                       clrun_launch(cl, base, &b, l->tile, &bw) == CL_SUCCESS));
+	int reps = DEVRUN_REPS;
 	for (int i = 0; i < reps; i++) {
 		if (clrun_reset_output(cl, &b) != CL_SUCCESS ||
 		    (so->err = clrun_launch(cl, k, &b, sl->tile, &so->ks[i])) != CL_SUCCESS)
@@ -98,6 +104,9 @@ static void run_time(clrun *cl, cl_kernel k, cl_kernel base, devrun_page *pg,
 		if (so->base_ok && (clrun_reset_output(cl, &b) != CL_SUCCESS ||
 		                    clrun_launch(cl, base, &b, l->tile, &so->bs[i]) != CL_SUCCESS))
 			so->base_ok = 0;
+		if (i == 0)   /* the pairs that fit the window: from the warm-up, else this pair */
+			reps = time_reps(sl, sl->warm_up ? w : so->ks[0],
+			                 !so->base_ok ? 0 : sl->warm_up ? bw : so->bs[0], cw);
 	}
 	for (int i = 0; i < reps && so->copy_ok; i++)
 		if (clrun_copy_launch(cl, &copy, &so->cs[i]) != CL_SUCCESS)
@@ -129,7 +138,7 @@ static void run_sweep(clrun *cl, const devrun_src *s, devrun_page *pg, const dev
 	clrun_bufs b;
 	if (so->done && ref_setup_inputs(&p, l->kind, ts.rows, ts.cols, sl->tile, 7) == 0) {
 		if (clrun_upload(cl, &p, &b, 1) == CL_SUCCESS &&
-		    clrun_launch(cl, k, &b, sl->tile, &so->ks[0]) == CL_SUCCESS &&
+		    (!sl->warm_up || clrun_launch(cl, k, &b, sl->tile, &so->ks[0]) == CL_SUCCESS) &&
 		    clrun_launch(cl, k, &b, sl->tile, &so->ks[0]) == CL_SUCCESS &&
 		    clrun_launch(cl, k, &b, sl->tile, &so->ks[1]) == CL_SUCCESS &&
 		    clrun_launch(cl, k, &b, sl->tile, &so->ks[2]) == CL_SUCCESS)
