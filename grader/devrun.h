@@ -111,6 +111,8 @@ typedef struct devrun_plan {
 	int locals;                             /* lesson 4: time the baseline at local sizes   */
 	int local_shape[CHECK_MAX_LOCALS][2];
 	int local_n;
+	int locals_warm;                        /* an untimed launch per local size first (a GPU;
+	                                           on a CPU the seeding child launched each)     */
 } devrun_plan;
 
 /* Lay out the runs of o's lesson on a device of type dev_type ("CPU", "GPU"): the kind's

@@ -69,6 +69,7 @@ int devrun_plan_make(const check_opts *o, const char *dev_type, devrun_plan *pl)
 		memcpy(pl->local_shape, devrun_local_shapes, sizeof devrun_local_shapes);
 		/* on a CPU at N = 256: a naive launch at the sweep's N would cost the check seconds */
 		pl->local_n = gpu ? l->kind->time_size_gpu.rows : 256;
+		pl->locals_warm = gpu;
 	}
 	return 0;
 }

@@ -168,7 +168,8 @@ static void run_locals(clrun *cl, const devrun_plan *pl, devrun_page *pg, const 
 			if ((size_t)lx * ly > cl->info.max_wg)
 				continue;
 			double *ms = pg->local_ms[i];     /* raw: the parent takes the median */
-			if (clrun_launch_local(cl, base, &b, lx, ly, &ms[0]) == CL_SUCCESS &&
+			if ((!pl->locals_warm || clrun_launch_local(cl, base, &b, lx, ly, &ms[0]) ==
+			     CL_SUCCESS) &&
 			    clrun_launch_local(cl, base, &b, lx, ly, &ms[0]) == CL_SUCCESS &&
 			    clrun_launch_local(cl, base, &b, lx, ly, &ms[1]) == CL_SUCCESS &&
 			    clrun_launch_local(cl, base, &b, lx, ly, &ms[2]) == CL_SUCCESS)
