@@ -281,6 +281,10 @@ typedef struct check_view {
 typedef struct check_report {
 	check_opts opts;
 	char refused[600];        /* #include policy refusal, "" if none */
+	int size_tests;           /* comparisons of the size with constants (ptrcheck_size.c)      */
+	char size_test_at[640];   /* the first one's "path:L:C"                                    */
+	unsigned size_div_mask;   /* bit k: a test of the size's divisibility by 2^k, kept apart   */
+	char size_div_at[640];    /* the first of those                                            */
 	char source_hash[17];     /* check_hash of the bytes graded, "%016llx"; "" if none read */
 	char *source;             /* the bytes graded, for the HTML page's source view (html.h);
 	                             NULL when none were read or the grader failed; check_free */

@@ -170,7 +170,7 @@ int check_prep_run(const check_opts *o, const char *source, const char *tmp, che
 	for (int i = 0; i < n; i++) {
 		/* side by side, each within its share of --memory */
 		jobs[i] = (preproc_job){ source, o->kernel, dir, tmp, tiles[i], 1, o->timeout_s,
-		                         o->mem_bytes / (size_t)n, NULL, { "" }, 0 };
+		                         o->mem_bytes / (size_t)n, NULL, { "" }, 0, { 0 } };
 		mp[i] = msgs[i];
 	}
 	if (l->tiles[0])   /* lesson 4: the CHOSEN_* values the compiler sees, at every TILE */
@@ -178,6 +178,17 @@ int check_prep_run(const check_opts *o, const char *source, const char *tmp, che
 			jobs[i].probe = tile_probe_names();
 	preproc_run_all(jobs, n, outs, mp, sizeof msgs[0], res);
 	take_probe(jobs, n, tiles, rep);
+	for (int i = 0; i < n; i++)   /* the kernel's size tests, at any TILE */
+		if (res[i] == PREPROC_OK) {
+			const ptrcheck_sizes *z = &jobs[i].sizes;
+			if (z->n && !rep->size_tests) {
+				rep->size_tests = z->n;
+				snprintf(rep->size_test_at, sizeof rep->size_test_at, "%s", z->first);
+			}
+			if (z->div_mask && !rep->size_div_mask)
+				snprintf(rep->size_div_at, sizeof rep->size_div_at, "%s", z->div_first);
+			rep->size_div_mask |= z->div_mask;
+		}
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
 		const char *msg = msgs[i];

@@ -436,6 +436,50 @@ static void mark_env(const check_opts *o, check_report *rep)
 	}
 }
 
+/* A kernel that compares its size with a constant (rep->size_tests, ptrcheck_size.c) may take
+ * another path at sizes the analysis did not run: what was judged from the analysis cannot
+ * pass it (on a CPU device the predicted speedup is judged from the analysis too). */
+/* A test of the size's divisibility by 2^k takes another branch at the model's launch than at
+ * the GPU's size (lesson 6's 6143 x 8191 against its model's 64 x 64), where the prediction
+ * is judged; the analysis' odd sizes never take its divisible branch (Known limitations). */
+static int divisibility_differs(const lesson *l, unsigned mask)
+{
+	lesson_size m = gpum_model_size(l->kind, l->tile), g = l->kind->time_size_gpu;
+	for (int k = 1; k <= 16; k++) {
+		int d = 1 << k;
+		if ((mask & (1u << k)) && ((m.rows % d == 0) != (g.rows % d == 0) ||
+		                           (m.cols % d == 0) != (g.cols % d == 0)))
+			return 1;
+	}
+	return 0;
+}
+
+static void size_tests(const check_opts *o, check_report *rep)
+{
+	static const lesson_crit from_analysis[] = { CRIT_RACE_FREE, CRIT_CONFLICT_FREE,
+	                                             CRIT_COALESCED, CRIT_SPEEDUP };
+	int div = rep->size_div_mask && divisibility_differs(o->l, rep->size_div_mask);
+	if ((!rep->size_tests && !div) || !rep->nanalyses)
+		return;
+	for (size_t i = 0; i < sizeof from_analysis / sizeof from_analysis[0]; i++) {
+		check_crit *c = check_crit_find(rep, from_analysis[i]);
+		int speed = c && c->id == CRIT_SPEEDUP;
+		if (!c || c->status != CRIT_PASS || (speed && !c->predicted) ||
+		    (!rep->size_tests && !speed))
+			continue;
+		char was[sizeof c->msg];
+		snprintf(was, sizeof was, "%s", c->msg);
+		crit_set(c, CRIT_FAIL, "let the size enter only the bounds of indices and loops, where "
+		    "it meets a work-item's id or a loop variable: a kernel's work must not change with "
+		    "its size in ways the checked sizes do not show",
+		    "not vouched for: the kernel compares its size with a constant at %s, so at other "
+		    "sizes it may take a path that the analysis at %s%s never ran; there: %.300s",
+		    rep->size_tests ? rep->size_test_at : rep->size_div_at,
+		    KIND_SIZE(o->l->kind, rep->analyses[0].rows, rep->analyses[0].cols),
+		    c->id == CRIT_SPEEDUP ? " or the GPU time model's launch" : "", was);
+	}
+}
+
 void crit_eval(const check_opts *o, const char *source, check_report *rep)
 {
 	for (int id = 0; id < CRIT_COUNT; id++)
@@ -459,6 +503,7 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 			eval_speedup(o, rep);
 		if (check_crit_find(rep, CRIT_TILE_CHOICE))
 			tile_eval(o, source, rep);
+		size_tests(o, rep);
 	}
 	int failed = 0;
 	for (int i = 0; i < rep->ncrit; i++) {

@@ -487,7 +487,7 @@ void preproc_run_all(preproc_job *jobs, int n, char **out, char **msg, size_t ms
 		if (!started[i])
 			continue;
 		ptrcheck_result pr = ptrcheck_finish(&p[i].pc, jobs[i].kernel_path, jobs[i].source,
-		                                      msg[i], msglen);
+		                                      msg[i], msglen, &jobs[i].sizes);
 		if (pr != PTRCHECK_OK) {
 			r[i] = pr == PTRCHECK_REFUSED ? PREPROC_REFUSED : PREPROC_ERROR;
 			free(out[i]);

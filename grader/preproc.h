@@ -15,6 +15,8 @@
 #ifndef PREPROC_H
 #define PREPROC_H
 
+#include "ptrcheck.h"
+
 #include <stddef.h>
 
 /* Where the preprocessor is: the clang on PATH (realpath), or NULL when there is none. */
@@ -39,6 +41,7 @@ typedef struct preproc_job {
 	const char *const *probe;            /* NULL-terminated, at most PREPROC_MAX_PROBE */
 	char probe_val[4][64];
 	int probed;                          /* probe_val is filled in */
+	ptrcheck_sizes sizes;                /* on PREPROC_OK: the kernel's size tests (ptrcheck.h) */
 } preproc_job;
 
 enum { PREPROC_MAX_PROBE = 4 };

@@ -162,11 +162,38 @@ static int json_depth(const char *s, size_t n)
 	return max;
 }
 
+static void place_at(const char *text, long off, const char *kernel_path, const char *source,
+                     char *buf, size_t len)
+{
+	char file[600];
+	int line, col;
+	place(text, off, kernel_path, source, file, sizeof file, &line, &col);
+	snprintf(buf, len, "%s:%d:%d", file, line, col);
+}
+
+/* The first size test, placed as a finding is (the earliest in the source). */
+static void size_tests(const walk *w, const char *text, const char *kernel_path,
+                       const char *source, ptrcheck_sizes *sz)
+{
+	if (w->nsize) {
+		long first = w->size_at[0];
+		for (int i = 1; i < w->nsize; i++)
+			first = w->size_at[i] < first ? w->size_at[i] : first;
+		place_at(text, first, kernel_path, source, sz->first, sizeof sz->first);
+	}
+	if (w->div_mask)
+		place_at(text, w->div_at, kernel_path, source, sz->div_first, sizeof sz->div_first);
+	sz->n = w->nsize;
+	sz->div_mask = w->div_mask;
+}
+
 ptrcheck_result ptrcheck_ast(const char *json, size_t json_len, const char *text,
                              const char *main_file, const char *kernel_path, const char *source,
-                             char *msg, size_t msglen)
+                             char *msg, size_t msglen, ptrcheck_sizes *sz)
 {
 	msg[0] = '\0';
+	if (sz)
+		*sz = (ptrcheck_sizes){ 0 };
 	cJSON *root = cJSON_ParseWithLength(json, json_len);
 	if (!root) {
 		int deep = json_depth(json, json_len) >= CJSON_NESTING_LIMIT;
@@ -178,13 +205,16 @@ ptrcheck_result ptrcheck_ast(const char *json, size_t json_len, const char *text
 		         "check it for pointer tricks");
 		return PTRCHECK_REFUSED;
 	}
-	walk w = { .main_file = main_file, .cur_file = "" };
+	walk w = { .main_file = main_file, .cur_file = "", .cur_fn = -1, .div_at = -1 };
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "inner");
 	w.record_with_pointer = ptr_any_pointer_field(root, 0);
 	for (const cJSON *c = cJSON_IsArray(in) ? in->child : NULL; c; c = c->next)
 		ptr_visit(&w, c, -1, 1);
 	ptr_judge_deferred(&w);
+	ptr_size_judge(&w);
 	ptrcheck_result r = w.nf ? PTRCHECK_REFUSED : PTRCHECK_OK;
+	if (sz && r == PTRCHECK_OK && !w.oom && (w.nsize || w.div_mask))
+		size_tests(&w, text, kernel_path, source, sz);
 	if (w.oom) {
 		snprintf(msg, msglen, "out of memory checking the kernel's pointers");
 		r = PTRCHECK_ERROR;
@@ -204,6 +234,7 @@ ptrcheck_result ptrcheck_ast(const char *json, size_t json_len, const char *text
 				                      w.f[i].why);
 		}
 	}
+	ptr_size_free(&w);
 	for (int i = 0; i < w.nvars; i++)
 		free(w.vars[i].asg);
 	free(w.vars);
@@ -270,9 +301,11 @@ int ptrcheck_start(ptrcheck_run *r, const char *clang_path, const char *text,
 }
 
 ptrcheck_result ptrcheck_finish(ptrcheck_run *r, const char *kernel_path, const char *source,
-                                char *msg, size_t msglen)
+                                char *msg, size_t msglen, ptrcheck_sizes *sz)
 {
 	msg[0] = '\0';
+	if (sz)
+		*sz = (ptrcheck_sizes){ 0 };
 	if (!r->started) {
 		snprintf(msg, msglen, "the pointer check was not started");
 		return PTRCHECK_ERROR;
@@ -298,7 +331,7 @@ ptrcheck_result ptrcheck_finish(ptrcheck_run *r, const char *kernel_path, const 
 			snprintf(msg, msglen, "%s: error: the kernel's syntax tree is over 64 MiB, too large "
 			         "for the grader to check it for pointer tricks\n", kernel_path);
 		} else {
-			res = ptrcheck_ast(json, n, r->text, r->in, kernel_path, source, msg, msglen);
+			res = ptrcheck_ast(json, n, r->text, r->in, kernel_path, source, msg, msglen, sz);
 		}
 		free(json);
 	} else {

@@ -37,6 +37,16 @@
 
 typedef enum { PTRCHECK_OK, PTRCHECK_REFUSED, PTRCHECK_ERROR } ptrcheck_result;
 
+/* The size tests of a kernel the check accepted (ptrcheck_size.c says what one is): not a
+ * refusal, but what the analysis cannot vouch for (criteria.c).  n of them, the first at
+ * "path:L:C" (placed as the findings are); tests of divisibility by powers of two apart. */
+typedef struct ptrcheck_sizes {
+	int n;
+	char first[640];
+	unsigned div_mask;       /* bit k: `X % 2^k == 0` (or != 0) of the size, kept apart */
+	char div_first[640];     /* the first of those, "path:L:C" */
+} ptrcheck_sizes;
+
 /* One check in flight: clang's AST dump in a confined child. */
 typedef struct ptrcheck_run {
 	char in[PATH_MAX + 32], out[PATH_MAX + 32], err[PATH_MAX + 32], interp[PATH_MAX];
@@ -63,14 +73,15 @@ int ptrcheck_start(ptrcheck_run *r, const char *clang_path, const char *text,
  * "<kernel>" file, else the name the #line markers give; L: the line in that file; C: the
  * column in source, the student's text before preprocessing, of the same token, or of the
  * macro use that made it; source NULL: the column in the preprocessed text);
- * PTRCHECK_ERROR when the grader itself failed (msg says why).  Removes the check's files. */
+ * PTRCHECK_ERROR when the grader itself failed (msg says why).  Removes the check's files.
+ * *sz (when not NULL): the size tests of an accepted kernel (n 0 otherwise). */
 ptrcheck_result ptrcheck_finish(ptrcheck_run *r, const char *kernel_path, const char *source,
-                                char *msg, size_t msglen);
+                                char *msg, size_t msglen, ptrcheck_sizes *sz);
 
 /* The judgement alone: json is clang's -ast-dump=json of text, read from the file main_file
  * (the name clang was given).  PTRCHECK_OK or PTRCHECK_REFUSED as above. */
 ptrcheck_result ptrcheck_ast(const char *json, size_t json_len, const char *text,
                              const char *main_file, const char *kernel_path, const char *source,
-                             char *msg, size_t msglen);
+                             char *msg, size_t msglen, ptrcheck_sizes *sz);
 
 #endif

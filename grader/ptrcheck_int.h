@@ -18,7 +18,23 @@ typedef struct var {
 	int origin;              /* pointer variables: O_* or the index of what it points into */
 	const cJSON **asg;       /* the values assigned to it */
 	int nasg, casg;
+	/* the size test (ptrcheck_size.c), for variables that are not pointers */
+	int kernel_size;         /* a scalar parameter of a __kernel: a size */
+	int changed;             /* ++, --, a compound assignment, or its address taken */
+	const cJSON **sasg;      /* the values assigned to it (for a helper's parameter: the
+	                            arguments of its calls) */
+	int nsasg, csasg;
+	int size;                /* SZ_*: what its value depends on */
 } var;
+
+/* What a value depends on (ptrcheck_size.c): something else (an id, memory), constants only,
+ * or the problem's size and constants only. */
+enum { SZ_OTHER, SZ_CONST, SZ_SIZE };
+
+typedef struct sz_fn {
+	const char *id;
+	int params[16], nparams;
+} sz_fn;
 
 typedef struct finding {
 	long off;
@@ -43,6 +59,17 @@ typedef struct walk {
 	finding f[MAX_FINDINGS];
 	int nf;
 	int oom;
+	/* the size test (ptrcheck_size.c) */
+	int in_kernel;                 /* the function walked now is a __kernel */
+	int cur_fn;                    /* its index in fns, or -1 */
+	sz_fn *fns;
+	int nfns, cfns;
+	defer *cmps, *calls;           /* comparisons; calls of the kernel text's functions */
+	int ncmps, ccmps, ncalls, ccalls;
+	long size_at[MAX_FINDINGS];    /* the size tests found, at these bytes */
+	int nsize;
+	unsigned div_mask;             /* bit k: a test of divisibility by 2^k of the size */
+	long div_at;                   /* the first of those, or -1 */
 } walk;
 
 /* Types, from clang's type strings. */
@@ -115,5 +142,12 @@ void ptr_visit(walk *w, const cJSON *n, long off, int top);
  * comparisons and differences judged at the walk's end. */
 void ptr_judge(walk *w, const cJSON *n, long off);
 void ptr_judge_deferred(walk *w);
+
+/* ptrcheck_size.c: node n noted for the size test (functions, parameters, assignments,
+ * comparisons, calls); after the walk, the comparisons of the problem's size with constants
+ * found (w->size_at). */
+void ptr_size_note(walk *w, const cJSON *n, long off);
+void ptr_size_judge(walk *w);
+void ptr_size_free(walk *w);
 
 #endif

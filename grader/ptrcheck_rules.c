@@ -173,6 +173,7 @@ static void judge_decl(walk *w, const cJSON *n, const char *k)
 void ptr_judge(walk *w, const cJSON *n, long off)
 {
 	const char *k = str(n, "kind"), *op = str(n, "opcode");
+	ptr_size_note(w, n, off);
 	judge_cast(w, n, off, k, str(n, "castKind"));
 	if (strcmp(k, "RecordDecl") == 0 || strcmp(k, "MemberExpr") == 0 ||
 	           strcmp(k, "InitListExpr") == 0) {

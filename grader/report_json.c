@@ -380,6 +380,11 @@ cJSON *report_json(const check_report *rep)
 	if (rep->pocl_note[0])
 		cJSON_AddStringToObject(root, "pocl_note", rep->pocl_note);
 	cJSON_AddStringToObject(root, "sandbox", rep->confine_note[0] ? rep->confine_note : "confined");
+	if (rep->size_tests) {   /* comparisons of the size with constants (ptrcheck_size.c) */
+		cJSON *st = cJSON_AddObjectToObject(root, "size_tests");
+		cJSON_AddNumberToObject(st, "count", rep->size_tests);
+		cJSON_AddStringToObject(st, "first", rep->size_test_at);
+	}
 	json_escape(root, rep);
 	return root;
 }

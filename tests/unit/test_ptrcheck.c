@@ -34,15 +34,18 @@ static void teardown(void)
 }
 
 /* Preprocess and check source as lesson 3 would (TILE tile); the result, msg filled. */
+static ptrcheck_sizes last_sizes;   /* the size tests of the last run_at */
+
 static preproc_result run_at(const char *source, const char *lesson_dir, int tile, char *msg,
                              size_t len)
 {
 	preproc_job j = { source, "kernels/starter/k.cl", lesson_dir, tmp, tile, 1, 20, 0, NULL,
-	                  { "" }, 0 };
+	                  { "" }, 0, { 0 } };
 	char *out = NULL;
 	preproc_result r = preproc_run(&j, &out, msg, len);
 	ck_assert(r == PREPROC_OK ? out != NULL : out == NULL);
 	free(out);
+	last_sizes = j.sizes;
 	return r;
 }
 
@@ -227,6 +230,77 @@ START_TEST(test_honest)
 }
 END_TEST
 
+/* ---- size tests (ptrcheck_size.c): accepted, but found ---- */
+
+#define RHEAD "__kernel void reduce(__global const float *in, __global float *partial,\n" \
+              "                     const int n)\n{\n"
+
+static const attack size_tests[] = {
+	{ "a literal", RHEAD "    if (n > 100000)\n        partial[0] = in[0];\n}\n", NULL, 4, 9 },
+	{ "a macro", "#define BIG (1 << 20)\n" RHEAD "    partial[0] = n < BIG ? in[0] : in[1];\n}\n",
+	  NULL, 5, 18 },
+	{ "through a local", RHEAD "    const int big = n / 4096;\n    if (big != 0)\n"
+	  "        partial[0] = in[0];\n}\n", NULL, 5, 9 },
+	{ "a helper", "static int large(int m) { return m >= 65536; }\n"
+	  RHEAD "    if (large(n)) partial[0] = in[0];\n}\n", NULL, 1, 34 },
+	{ "get_num_groups", RHEAD "    if (get_num_groups(0) > 8)\n        partial[0] = in[0];\n}\n",
+	  NULL, 4, 9 },
+	{ "a modulo", RHEAD "    if (n % 3 == 1)\n        partial[0] = in[0];\n}\n", NULL, 4, 9 },
+	{ "in a loop bound's place", RHEAD "    for (int i = 0; n > 300 && i < 4; i++)\n"
+	  "        partial[i] = in[i];\n}\n", NULL, 4, 21 },
+};
+
+START_TEST(test_size_test_found)
+{
+	const attack *a = &size_tests[_i];
+	char msg[4096], where[128];
+	preproc_result r = run_at(a->src, "lessons/05-reduction", 256, msg, sizeof msg);
+	ck_assert_msg(r == PREPROC_OK, "%s: not accepted (%d): %s", a->name, r, msg);
+	ck_assert_msg(last_sizes.n > 0, "%s: no size test found", a->name);
+	snprintf(where, sizeof where, "kernels/starter/k.cl:%d:%d", a->line, a->col);
+	ck_assert_msg(strcmp(last_sizes.first, where) == 0, "%s: at %s, not %s", a->name,
+	              last_sizes.first, where);
+}
+END_TEST
+
+/* Divisibility by a power of two is kept apart (the criteria weigh it against the lesson's
+ * sizes), with its divisor. */
+START_TEST(test_size_divisibility)
+{
+	char msg[4096];
+	ck_assert_int_eq(run_at(RHEAD "    if (n % 4 == 0 && (n % 16) != 0)\n        partial[0] = in[0];\n}\n",
+	                        "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
+	ck_assert_int_eq(last_sizes.n, 0);
+	ck_assert_uint_eq(last_sizes.div_mask, (1u << 2) | (1u << 4));
+	ck_assert_str_eq(last_sizes.div_first, "kernels/starter/k.cl:4:9");
+}
+END_TEST
+
+static const char *const size_honest[] = {
+	RHEAD "    for (int i = get_global_id(0); i < n; i += get_global_size(0))\n"
+	"        partial[0] += in[i];\n}\n",
+	RHEAD "    if (n < 1) return;\n    if (0 >= n) return;\n    if (get_global_id(0) >= n) return;\n"
+	"    partial[0] = in[0];\n}\n",
+	RHEAD "    const int g = get_global_size(0);\n    int i = get_global_id(0);\n"
+	"    for (; i + 3 * g < n; i += 4 * g) partial[0] += in[i];\n}\n",
+	RHEAD "    const int tiles = (n + TILE - 1) / TILE;\n"
+	"    for (int t = 0; t < tiles; t++) partial[t] = in[t];\n}\n",
+	RHEAD "    for (int s = get_local_size(0) / 2; s > 0; s >>= 1)\n        partial[s] = 0;\n"
+	"    if (get_local_size(0) >= 64) partial[0] = 1;\n}\n",
+	RHEAD "    int left = n;\n    while (left > 0) { partial[0] += in[left - 1]; left--; }\n}\n",
+	"static int below(int i, int m) { return i < m; }\n"
+	RHEAD "    if (below(get_global_id(0), n)) partial[0] = in[0];\n}\n",
+};
+
+START_TEST(test_size_honest)
+{
+	char msg[4096];
+	preproc_result r = run_at(size_honest[_i], "lessons/05-reduction", 256, msg, sizeof msg);
+	ck_assert_msg(r == PREPROC_OK, "kernel %d refused: %s", _i, msg);
+	ck_assert_msg(last_sizes.n == 0, "kernel %d: a size test at %s", _i, last_sizes.first);
+}
+END_TEST
+
 /* Every kernel of the suite at every TILE its lesson builds it at: solutions and starters
  * accepted; fixtures never refused for pointers, except the ptr_* ones, which must be. */
 static void check_folder(const char *folder, int must_pass)
@@ -270,6 +344,9 @@ static void check_folder(const char *folder, int must_pass)
 			refused_for_pointers |= ptr;
 			if (must_pass)
 				ck_assert_msg(r == PREPROC_OK, "%s at TILE %d refused: %s", path, tiles[t], msg);
+			if (must_pass)   /* the lessons' own kernels test their size nowhere */
+				ck_assert_msg(last_sizes.n == 0, "%s at TILE %d: a size test at %s", path,
+				              tiles[t], last_sizes.first);
 			else if (!attack)
 				ck_assert_msg(!ptr, "%s at TILE %d refused for pointers: %s", path, tiles[t], msg);
 		}
@@ -346,6 +423,9 @@ static Suite *ptrcheck_suite(void)
 	tcase_set_timeout(t, 300);
 	tcase_add_checked_fixture(t, setup, teardown);
 	tcase_add_loop_test(t, test_honest, 0, sizeof honest / sizeof honest[0]);
+	tcase_add_loop_test(t, test_size_test_found, 0, sizeof size_tests / sizeof size_tests[0]);
+	tcase_add_loop_test(t, test_size_honest, 0, sizeof size_honest / sizeof size_honest[0]);
+	tcase_add_test(t, test_size_divisibility);
 	tcase_add_test(t, test_solutions);
 	tcase_add_test(t, test_starters);
 	tcase_add_test(t, test_fixtures);
