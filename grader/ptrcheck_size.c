@@ -15,8 +15,8 @@
  * calls whose arguments are all such values, local variables whose every assignment is one
  * (and that are never incremented, compound-assigned or have their address taken), and the
  * parameters of the kernel text's own functions when every call passes one.  Loop variables
- * are never SZ_SIZE (they are changed, or assigned from themselves).  Exempt: a size variable
- * compared with 0 or 1 (`if (n < 1) return;`), which no analysed size nor GPU size meets.
+ * are never SZ_SIZE (they are changed, or assigned from themselves).  Exempt: a size parameter
+ * (or a helper's parameter given one as it is) compared with 0 or 1 (`if (n < 1) return;`), which no analysed size nor GPU size meets.
  * Not seen (GUIDE.md says so): the size through memory (stored and loaded back), a loop whose
  * trip count alone differs (`r < n / 1000000`), bit tricks without a comparison.
  *
@@ -233,7 +233,24 @@ static int divisibility(const cJSON *n)
 	return 0;
 }
 
-/* A size (a parameter, or a helper's parameter every call gives one) compared with 0 or 1. */
+/* Is v a size parameter, or a helper's parameter that every call gives one as it is? */
+static int bare_size(walk *w, int v, int depth)
+{
+	if (v < 0 || depth > 8)
+		return 0;
+	if (w->vars[v].kernel_size)
+		return 1;
+	if (!w->vars[v].param || w->vars[v].changed || !w->vars[v].nsasg)
+		return 0;
+	for (int a = 0; a < w->vars[v].nsasg; a++) {
+		const cJSON *e = strip(w->vars[v].sasg[a]);
+		if (!e || !kind_is(e, "DeclRefExpr") || !bare_size(w, ptr_ref_var(w, e), depth + 1))
+			return 0;
+	}
+	return 1;
+}
+
+/* A bare size (bare_size) compared with 0 or 1. */
 static int exempt(walk *w, const cJSON *a, const cJSON *b)
 {
 	a = strip(a), b = strip(b);
@@ -241,7 +258,7 @@ static int exempt(walk *w, const cJSON *a, const cJSON *b)
 		const cJSON *p = swap ? b : a, *lit = swap ? a : b;
 		int v = p && kind_is(p, "DeclRefExpr") ? ptr_ref_var(w, p) : -1;
 		const char *val = lit && kind_is(lit, "IntegerLiteral") ? str(lit, "value") : "";
-		if (v >= 0 && w->vars[v].size == SZ_SIZE && (!strcmp(val, "0") || !strcmp(val, "1")))
+		if (bare_size(w, v, 0) && (!strcmp(val, "0") || !strcmp(val, "1")))
 			return 1;
 	}
 	return 0;

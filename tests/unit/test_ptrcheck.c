@@ -290,6 +290,8 @@ static const char *const size_honest[] = {
 	RHEAD "    int left = n;\n    while (left > 0) { partial[0] += in[left - 1]; left--; }\n}\n",
 	"static int below(int i, int m) { return i < m; }\n"
 	RHEAD "    if (below(get_global_id(0), n)) partial[0] = in[0];\n}\n",
+	"static int some(int m) { return m > 0; }\n"
+	RHEAD "    if (some(n)) partial[0] = in[0];\n}\n",
 };
 
 START_TEST(test_size_honest)
