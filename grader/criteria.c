@@ -10,6 +10,7 @@
 #include "cause.h"
 #include "check.h"
 #include "criteria.h"
+#include "regest.h"
 #include "tilechoice.h"
 #include "diag.h"
 #include "bank.h"
@@ -353,6 +354,14 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		    maxerr);
 }
 
+/* Would the kernel spill registers on a GPU, by the estimate from its text (regest.h)?  Only
+ * where the lesson counts its FMAs (lesson 7: the estimate is made and shown there) and the
+ * device's compiler did not count them itself. */
+static int spills(const check_opts *o, const check_report *rep)
+{
+	return o->l->kind->fma_count && rep->child.registers <= 0 && rep->reg_estimate > REGEST_MAX;
+}
+
 static void eval_speedup(const check_opts *o, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_SPEEDUP);
@@ -380,6 +389,18 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 	         "median of %d interleaved runs)", s, lesson_baseline_name(o->l), KIND_SIZE(o->l->kind, ch->time_rows,
 	         ch->time_cols), ch->kernel_ms,
 	         ch->baseline_ms, ch->time_reps);
+	if (!gpu && pr->ok && o->l->speedup_gpu > 0 && spills(o, rep)) {
+		/* the model prices no spills: a kernel over NVIDIA's registers cannot be predicted
+		 * (l7_spill.cl: 5.72x predicted, 0.10x measured on the H200) */
+		c->predicted = 1;
+		crit_set(c, CRIT_FAIL, lesson_say(o->l, KS_SPILL_TRY), "%s; but about %d registers "
+		    "per work-item (the estimate under \"registers per work-item\" below) are more "
+		    "than NVIDIA's %d: the rest would spill to local memory, off-chip, which the time "
+		    "model does not price, so the prediction cannot pass it (measured here: %.2fx, not "
+		    "judged on a %s device)", predicted, rep->reg_estimate, REGEST_MAX, s,
+		    ch->dev.type);
+		return;
+	}
 	if (!gpu && pr->ok && o->l->speedup_gpu > 0) {
 		/* a CPU cannot show what the lesson pays off on a GPU: judged from the prediction
 		 * (GUIDE.md "Predicted GPU time"), against the GPU's bar */

@@ -33,6 +33,8 @@ static const char *const defaults[KS_COUNT] = {
 	                 "condition lets through, and compare it with the buffer's length",
 	[KS_ZERO_TRIP_TRY] = "let the loop run over every element the result needs, whatever the "
 	                     "size: (n + TILE - 1) / TILE turns of TILE, not n / TILE",
+	[KS_SPILL_TRY] = "keep fewer values per work-item in private arrays and vectors: what does "
+	                 "not fit in the registers goes to local memory, off-chip",
 };
 
 const char *kind_say(const kind *k, kind_say_id id)

@@ -40,6 +40,7 @@ typedef enum kind_say_id {
 	KS_SPEED_TRY,      /* what to look at when the measured speedup is under the bar        */
 	KS_WORK_GROWS,     /* far more work than the lesson needs, as the checked sizes grow    */
 	KS_INDEX_TRY,      /* an access under an if that still runs past its buffer: the index */
+	KS_SPILL_TRY,      /* more registers per work-item than a GPU has: what to shrink      */
 	KS_COUNT
 } kind_say_id;
 

@@ -288,5 +288,8 @@ const kind kind_matmul_blocked = {
 		[KS_SPEED_TRY] = "keep the work-item's WPT x WPT accumulators in registers (constant "
 		                 "indices after #pragma unroll), read each value of A and B from "
 		                 "__local memory once per step of k and use it WPT times",
+		[KS_SPILL_TRY] = "keep the lesson's WPT x WPT block per work-item (64 accumulators and "
+		                 "2 x WPT values of A and B per step of k fit in NVIDIA's 255 "
+		                 "registers): a larger block spills to local memory, off-chip",
 	},
 };
