@@ -16,7 +16,7 @@ __kernel void reduce(__global const float* in, __global float* partial, const in
     for (; i < n; i += g)
         a0 += in[i];
     /* arithmetic that grows with the cube of the work-item's share (n / g): about 4 steps at
-     * the analysed n = 513..767, 4 x 8^3 at the largest correctness size, 4 x 32^3 in the model
+     * the analysed n = 513..767, 4 x 9^3 at the largest checked n (2^22 + 261), 4 x 32^3 in the model
      * launch (2^14 over 2 groups), 4 x 128^3 = 8M per work-item at the GPU's 2^26 */
     int share = (n + g - 1) / g;
     float z = (a0 + a1) * 0.0f;
