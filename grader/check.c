@@ -126,6 +126,12 @@ static void weigh_analysis(const check_opts *o, check_an *an, check_report *rep)
 			         "and bank conflicts are failed, not passed", rep->analysis_failure);
 		}
 	}
+	if (an->model_s > 0 && !rep->analysis_grader && o->l->speedup_gpu > 0 &&
+	    strcmp(rep->child.dev.type, "GPU") != 0) {
+		/* the prediction judges speed here: was the model's time the kernel's to lose? */
+		rep->model_cut_s = an->model_s;
+		rep->model_control = check_an_model_control(rep, an);
+	}
 	if (rep->analysis_grader && an->t0 > 0) {
 		cJSON_Delete(rep->analysis);
 		rep->analysis = NULL;

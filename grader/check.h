@@ -285,6 +285,8 @@ typedef struct check_report {
 	char size_test_at[640];   /* the first one's "path:L:C"                                    */
 	unsigned size_div_mask;   /* bit k: a test of the size's divisibility by 2^k, kept apart   */
 	char size_div_at[640];    /* the first of those                                            */
+	int group_tests;          /* comparisons of a group's id with a constant                   */
+	char group_test_at[640];
 	char source_hash[17];     /* check_hash of the bytes graded, "%016llx"; "" if none read */
 	char *source;             /* the bytes graded, for the HTML page's source view (html.h);
 	                             NULL when none were read or the grader failed; check_free */
@@ -332,6 +334,9 @@ typedef struct check_report {
 	 * memory, under the same limits: 1 it went through (the kernel is at fault), -1 it did
 	 * not (the environment is), 0 not needed */
 	int control_build, control_analysis;
+	double model_cut_s;       /* > 0: the model's launches were cut off after this long        */
+	int model_control;        /* then 1: the solution's ran through in as long; -1: not; 0: not
+	                             asked (a GPU, or no speedup to judge)                          */
 	char pocl_note[600];      /* PoCL miscompiled the kernel; the runs are workitemrepl's (check_dev.c) */
 	cJSON *model[CHECK_MODEL_RUNS]; /* the model runs' trace summaries, NULL where none       */
 	int model_tile[CHECK_MODEL_RUNS]; /* ... the TILE each ran at (0: not run)               */
@@ -359,6 +364,8 @@ int gpum_run_cached(check_report *rep);
 /* In the parent: did the child reach the model runs (the marker, removed)?  Then what the
  * child did after it is the model's alone.  gpum_run_collect reads the summaries. */
 int gpum_run_marked(const char *dir);
+/* The marker's path in dir (its time: when the model's launches began). */
+void gpum_run_mark_path(const char *dir, char *buf, size_t len);
 void gpum_run_collect(check_report *rep, const char *dir);
 
 /* Grade one kernel.  Fills rep (free with check_free); returns rep->exit_code. */

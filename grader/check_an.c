@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check_an.h"
@@ -182,7 +184,7 @@ static int analysis_main(void *arg)
 	clrun cl;
 	char *log = malloc(65536);
 	int opened = -1;          /* the checkers of the open context: banks_only, or -1 */
-	for (int i = 0; i < c->rep->nanalyses; i++) {
+	for (int i = 0; i < c->rep->nanalyses && !c->model_only; i++) {
 		int rc = analysis_open(c, &cl, &opened, c->rep->analyses[i].banks_only || c->unoptimised);
 		if (rc == 0)
 			rc = analysis_run(c, &cl, i, log);
@@ -404,9 +406,21 @@ static void judge_analysed(check_report *rep, const check_an *a)
 /* The child reached the GPU time model's launches (gpum_run.c): whatever ended it after
  * that (a crash, the time limit) is the model's, which then only predicts nothing; the
  * analysed launches are judged as if it had exited there. */
-static void model_settle(const check_an *a, sandbox_status *st)
+static void model_settle(check_an *a, sandbox_status *st)
 {
+	struct stat ms;
+	char mark[4300];
+	gpum_run_mark_path(a->dir, mark, sizeof mark);
+	int at = stat(mark, &ms) == 0;
 	if (gpum_run_marked(a->dir) && st->end != SANDBOX_FAILED) {
+		if (st->end == SANDBOX_TIMEOUT) {
+			/* how long the model's launches had: from the marker to the limit */
+			struct timespec now;
+			clock_gettime(CLOCK_REALTIME, &now);
+			double s = at ? (double)(now.tv_sec - ms.st_mtim.tv_sec) +
+			                1e-9 * (double)(now.tv_nsec - ms.st_mtim.tv_nsec) : 0;
+			a->model_s = s > 0.01 ? s : 0.01;
+		}
 		st->end = SANDBOX_EXITED;
 		st->code = 0;
 	}
@@ -501,6 +515,34 @@ void check_an_finish(check_report *rep, check_an *a)
 	a->running = 0;
 }
 
+
+int check_an_model_control(check_report *rep, check_an *a)
+{
+	const check_opts *o = a->c.o;
+	char *sol = check_prep_solution(o);
+	if (!sol)
+		return -1;
+	check_ctx k = a->c;
+	for (int i = 0; i < k.npre; i++)
+		k.pre[i] = sol;
+	k.unoptimised = 0;
+	k.model_only = 1;
+	/* the same launches as the kernel's had (the baseline's too, unless it was kept) */
+	sandbox_limits lim = a->lim;
+	lim.timeout_s = a->model_s;
+	sandbox_status st;
+	sandbox_run(analysis_main, &k, &lim, &st);
+	int ok = st.end == SANDBOX_EXITED && st.code == 0 && gpum_run_marked(a->dir);
+	for (int i = 0; i < CHECK_MODEL_RUNS; i++) {
+		char path[4300];
+		snprintf(path, sizeof path, "%s/model-%d.json", a->dir, i);
+		unlink(path);
+	}
+	unlink(a->log);
+	free(sol);
+	(void)rep;
+	return ok ? 1 : -1;
+}
 
 int check_an_control(check_report *rep, check_an *a)
 {

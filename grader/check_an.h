@@ -19,6 +19,8 @@ typedef struct check_an {
 	double t0, t1;            /* when it started and ended (CLOCK_MONOTONIC) */
 	int timed_out;            /* stopped by the time limit: the kernel's fault only if the
 	                             kernel also hangs outside Oclgrind (see check_lesson) */
+	double model_s;           /* > 0: the time limit cut the model's launches off after this
+	                             many seconds of their own */
 	char dir[4096], log[4200];
 } check_an;
 
@@ -36,5 +38,8 @@ void check_an_finish(check_report *rep, check_an *a);
  * analysis run under the analysis' limits (its own time limit, the same --memory); -1 when
  * it does not. */
 int check_an_control(check_report *rep, check_an *a);
+/* The same for the model's launches alone, when the kernel's were cut off (a->model_s): 1
+ * when the solution's run through within the seconds the kernel's had, -1 when not. */
+int check_an_model_control(check_report *rep, check_an *a);
 
 #endif

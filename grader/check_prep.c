@@ -185,6 +185,10 @@ int check_prep_run(const check_opts *o, const char *source, const char *tmp, che
 				rep->size_tests = z->n;
 				snprintf(rep->size_test_at, sizeof rep->size_test_at, "%s", z->first);
 			}
+			if (z->ngroup && !rep->group_tests) {
+				rep->group_tests = z->ngroup;
+				snprintf(rep->group_test_at, sizeof rep->group_test_at, "%s", z->group_first);
+			}
 			if (z->div_mask && !rep->size_div_mask)
 				snprintf(rep->size_div_at, sizeof rep->size_div_at, "%s", z->div_first);
 			rep->size_div_mask |= z->div_mask;

@@ -389,6 +389,19 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 	         "median of %d interleaved runs)", s, lesson_baseline_name(o->l), KIND_SIZE(o->l->kind, ch->time_rows,
 	         ch->time_cols), ch->kernel_ms,
 	         ch->baseline_ms, ch->time_reps);
+	if (!gpu && !pr->ok && rep->model_cut_s > 0 && rep->model_control == 1) {
+		/* a kernel heavy enough to outlast the model's launch must not lose only the
+		 * prediction, and speed with it (tests/fixtures/l5_pred_model_timeout.cl) */
+		c->predicted = 1;
+		crit_set(c, CRIT_FAIL, "count the operations each work-item does per element it "
+		    "owns: the lesson's kernel does a few, and a loop nest per element costs a GPU as "
+		    "it costs the interpreter", "the GPU time model's launch "
+		    "of your kernel did not finish in the %.1f s of the time limit left to it, though "
+		    "the lesson's solution's does under the same limits: it does far more work per "
+		    "element than the lesson needs, which a GPU pays for too (measured here: %.2fx, "
+		    "not judged on a %s device)", rep->model_cut_s, s, ch->dev.type);
+		return;
+	}
 	if (!gpu && pr->ok && o->l->speedup_gpu > 0 && spills(o, rep)) {
 		/* the model prices no spills: a kernel over NVIDIA's registers cannot be predicted
 		 * (l7_spill.cl: 5.72x predicted, 0.10x measured on the H200) */
@@ -436,6 +449,8 @@ static int speed_judgeable(const check_opts *o, const check_report *rep, int no_
 		return o->l->speedup_gpu > 0;
 	if (o->l->speedup_cpu > 0)
 		return 1;
+	if (rep->model_cut_s > 0 && rep->model_control == 1)
+		return o->l->speedup_gpu > 0;   /* the model's launch outlasted by the kernel's fault */
 	return o->l->speedup_gpu > 0 && !no_oclgrind && !(rep->child.timed && !rep->pred.ok);
 }
 
@@ -457,9 +472,6 @@ static void mark_env(const check_opts *o, check_report *rep)
 	}
 }
 
-/* A kernel that compares its size with a constant (rep->size_tests, ptrcheck_size.c) may take
- * another path at sizes the analysis did not run: what was judged from the analysis cannot
- * pass it (on a CPU device the predicted speedup is judged from the analysis too). */
 /* A test of the size's divisibility by 2^k takes another branch at the model's launch than at
  * the GPU's size (lesson 6's 6143 x 8191 against its model's 64 x 64), where the prediction
  * is judged; the analysis' odd sizes never take its divisible branch (Known limitations). */
@@ -475,27 +487,41 @@ static int divisibility_differs(const lesson *l, unsigned mask)
 	return 0;
 }
 
+/* A kernel that compares its size with a constant (rep->size_tests, ptrcheck_size.c), or
+ * a group's id with one (rep->group_tests), may take
+ * another path at sizes the analysis did not run: what was judged from the analysis cannot
+ * pass it (on a CPU device the predicted speedup is judged from the analysis too). */
 static void size_tests(const check_opts *o, check_report *rep)
 {
 	static const lesson_crit from_analysis[] = { CRIT_RACE_FREE, CRIT_CONFLICT_FREE,
 	                                             CRIT_COALESCED, CRIT_SPEEDUP };
 	int div = rep->size_div_mask && divisibility_differs(o->l, rep->size_div_mask);
-	if ((!rep->size_tests && !div) || !rep->nanalyses)
+	int general = rep->size_tests || rep->group_tests;
+	if ((!general && !div) || !rep->nanalyses)
 		return;
+	char what[760];
+	if (rep->size_tests)
+		snprintf(what, sizeof what, "compares its size with a constant at %s", rep->size_test_at);
+	else if (rep->group_tests)
+		snprintf(what, sizeof what, "compares a group's id with a constant at %s (the analysis "
+		         "runs a few groups, the GPU time model's launch two, a GPU thousands)",
+		         rep->group_test_at);
+	else
+		snprintf(what, sizeof what, "tests its size's divisibility at %s, which the GPU time "
+		         "model's launch and the GPU's size answer differently", rep->size_div_at);
 	for (size_t i = 0; i < sizeof from_analysis / sizeof from_analysis[0]; i++) {
 		check_crit *c = check_crit_find(rep, from_analysis[i]);
 		int speed = c && c->id == CRIT_SPEEDUP;
-		if (!c || c->status != CRIT_PASS || (speed && !c->predicted) ||
-		    (!rep->size_tests && !speed))
+		if (!c || c->status != CRIT_PASS || (speed && !c->predicted) || (!general && !speed))
 			continue;
 		char was[sizeof c->msg];
 		snprintf(was, sizeof was, "%s", c->msg);
 		crit_set(c, CRIT_FAIL, "let the size enter only the bounds of indices and loops, where "
 		    "it meets a work-item's id or a loop variable: a kernel's work must not change with "
 		    "its size in ways the checked sizes do not show",
-		    "not vouched for: the kernel compares its size with a constant at %s, so at other "
-		    "sizes it may take a path that the analysis at %s%s never ran; there: %.300s",
-		    rep->size_tests ? rep->size_test_at : rep->size_div_at,
+		    "not vouched for: the kernel %s, so %s it may take a path that the analysis at "
+		    "%s%s never ran; there: %.300s", what, rep->size_tests || !rep->group_tests ?
+		    "at other sizes" : "in the groups a GPU has and the checks do not",
 		    KIND_SIZE(o->l->kind, rep->analyses[0].rows, rep->analyses[0].cols),
 		    c->id == CRIT_SPEEDUP ? " or the GPU time model's launch" : "", was);
 	}

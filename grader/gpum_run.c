@@ -86,6 +86,11 @@ void gpum_run_mark(const char *dir)
 		fclose(f);
 }
 
+void gpum_run_mark_path(const char *dir, char *buf, size_t len)
+{
+	file_of(dir, GPUM_MARK, buf, len);
+}
+
 int gpum_run_marked(const char *dir)
 {
 	char path[4300];

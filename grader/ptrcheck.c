@@ -183,6 +183,9 @@ static void size_tests(const walk *w, const char *text, const char *kernel_path,
 	}
 	if (w->div_mask)
 		place_at(text, w->div_at, kernel_path, source, sz->div_first, sizeof sz->div_first);
+	if (w->ngroup)
+		place_at(text, w->group_at, kernel_path, source, sz->group_first, sizeof sz->group_first);
+	sz->ngroup = w->ngroup;
 	sz->n = w->nsize;
 	sz->div_mask = w->div_mask;
 }
@@ -205,7 +208,8 @@ ptrcheck_result ptrcheck_ast(const char *json, size_t json_len, const char *text
 		         "check it for pointer tricks");
 		return PTRCHECK_REFUSED;
 	}
-	walk w = { .main_file = main_file, .cur_file = "", .cur_fn = -1, .div_at = -1 };
+	walk w = { .main_file = main_file, .cur_file = "", .cur_fn = -1, .div_at = -1,
+	           .group_at = -1 };
 	const cJSON *in = cJSON_GetObjectItemCaseSensitive(root, "inner");
 	w.record_with_pointer = ptr_any_pointer_field(root, 0);
 	for (const cJSON *c = cJSON_IsArray(in) ? in->child : NULL; c; c = c->next)
@@ -213,7 +217,7 @@ ptrcheck_result ptrcheck_ast(const char *json, size_t json_len, const char *text
 	ptr_judge_deferred(&w);
 	ptr_size_judge(&w);
 	ptrcheck_result r = w.nf ? PTRCHECK_REFUSED : PTRCHECK_OK;
-	if (sz && r == PTRCHECK_OK && !w.oom && (w.nsize || w.div_mask))
+	if (sz && r == PTRCHECK_OK && !w.oom && (w.nsize || w.div_mask || w.ngroup))
 		size_tests(&w, text, kernel_path, source, sz);
 	if (w.oom) {
 		snprintf(msg, msglen, "out of memory checking the kernel's pointers");

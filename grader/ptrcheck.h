@@ -45,6 +45,8 @@ typedef struct ptrcheck_sizes {
 	char first[640];
 	unsigned div_mask;       /* bit k: `X % 2^k == 0` (or != 0) of the size, kept apart */
 	char div_first[640];     /* the first of those, "path:L:C" */
+	int ngroup;              /* a group's id compared with a constant */
+	char group_first[640];
 } ptrcheck_sizes;
 
 /* One check in flight: clang's AST dump in a confined child. */

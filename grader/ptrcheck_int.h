@@ -29,7 +29,7 @@ typedef struct var {
 
 /* What a value depends on (ptrcheck_size.c): something else (an id, memory), constants only,
  * or the problem's size and constants only. */
-enum { SZ_OTHER, SZ_CONST, SZ_SIZE };
+enum { SZ_OTHER, SZ_CONST, SZ_SIZE, SZ_GROUP };   /* SZ_GROUP: a group's id and constants */
 
 typedef struct sz_fn {
 	const char *id;
@@ -70,6 +70,8 @@ typedef struct walk {
 	int nsize;
 	unsigned div_mask;             /* bit k: a test of divisibility by 2^k of the size */
 	long div_at;                   /* the first of those, or -1 */
+	int ngroup;                    /* comparisons of a group's id with a constant */
+	long group_at;                 /* the first of those, or -1 */
 } walk;
 
 /* Types, from clang's type strings. */

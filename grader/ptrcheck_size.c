@@ -20,9 +20,15 @@
  * Not seen (GUIDE.md says so): the size through memory (stored and loaded back), a loop whose
  * trip count alone differs (`r < n / 1000000`), bit tricks without a comparison.
  *
- * A test of divisibility by a power of two (`N % 4 == 0`, a vector path: lesson 7's solution
- * has one) is kept apart (w->div_mask): it takes the same branch at every size that shares
- * those factors, so the criteria compare it with the lesson's model and GPU sizes. */
+ * A group's id compared with a constant (`get_group_id(0) >= 3`) is counted apart (w->ngroup):
+ * the analysed launches have a few groups, the model's two, a GPU's thousands, so it is a
+ * size test in disguise; one compared with 0 or 1, or mixed with a size (`row0 + BT <= N`, an
+ * interior group, which the analysed sizes have both ways), is not.
+ *
+ * A test of divisibility by a power of two (`N % 4 == 0`, `(N & 3) == 0`, a vector path:
+ * lesson 7's solution has one) is kept apart (w->div_mask): it takes the same branch at every
+ * size that shares those factors, so the criteria compare it with the lesson's model and GPU
+ * sizes. */
 #include <stdlib.h>
 
 #include "ptrcheck_int.h"
@@ -119,9 +125,13 @@ void ptr_size_note(walk *w, const cJSON *n, long off)
 	}
 }
 
+/* Two operands' classes together: a size and a group's id mixed (`row0 + BT <= N`, an
+ * interior group's test, which the analysed sizes take both ways) is neither. */
 static int join(int a, int b)
 {
-	return a == SZ_OTHER || b == SZ_OTHER ? SZ_OTHER : a > b ? a : b;
+	if (a == SZ_OTHER || b == SZ_OTHER || (a > SZ_CONST && b > SZ_CONST && a != b))
+		return SZ_OTHER;
+	return a > b ? a : b;
 }
 
 /* Each child of n joined; SZ_CONST for none. */
@@ -132,6 +142,8 @@ static int sz_call(walk *w, const cJSON *e, int depth)
 	const char *name = str(callee(e), "name");
 	if (!strcmp(name, "get_global_size") || !strcmp(name, "get_num_groups"))
 		return SZ_SIZE;
+	if (!strcmp(name, "get_group_id"))
+		return SZ_GROUP;
 	if (!strcmp(name, "get_local_size") || !strcmp(name, "get_enqueued_local_size") ||
 	    !strcmp(name, "get_work_dim"))
 		return SZ_CONST;
@@ -213,7 +225,8 @@ static void settle(walk *w)
 	}
 }
 
-/* Is n `X % d == 0` or `X % d != 0` (either side) with d = 2^k, 2 <= d <= 1 << 16?  Then k. */
+/* Is n `X % d == 0` or `(X & (d - 1)) == 0` (or !=, either side) with d = 2^k, 2 <= d <=
+ * 1 << 16?  Then k. */
 static int divisibility(const cJSON *n)
 {
 	const char *op = str(n, "opcode");
@@ -221,13 +234,15 @@ static int divisibility(const cJSON *n)
 		return 0;
 	for (int swap = 0; swap < 2; swap++) {
 		const cJSON *m = strip(child(n, swap)), *z = strip(child(n, !swap));
-		if (!m || !z || !kind_is(m, "BinaryOperator") || strcmp(str(m, "opcode"), "%") ||
+		const char *mo = m ? str(m, "opcode") : "";
+		int mask = strcmp(mo, "&") == 0;
+		if (!m || !z || !kind_is(m, "BinaryOperator") || (strcmp(mo, "%") && !mask) ||
 		    !kind_is(z, "IntegerLiteral") || strcmp(str(z, "value"), "0"))
 			continue;
 		const cJSON *d = strip(child(m, 1));
 		long v = d && kind_is(d, "IntegerLiteral") ? strtol(str(d, "value"), NULL, 10) : 0;
 		for (int k = 1; k <= 16; k++)
-			if (v == 1L << k)
+			if (v == (mask ? (1L << k) - 1 : 1L << k))
 				return k;
 	}
 	return 0;
@@ -250,15 +265,16 @@ static int bare_size(walk *w, int v, int depth)
 	return 1;
 }
 
-/* A bare size (bare_size) compared with 0 or 1. */
+/* A bare size (bare_size), or a bare get_group_id(), compared with 0 or 1. */
 static int exempt(walk *w, const cJSON *a, const cJSON *b)
 {
 	a = strip(a), b = strip(b);
 	for (int swap = 0; swap < 2; swap++) {
 		const cJSON *p = swap ? b : a, *lit = swap ? a : b;
 		int v = p && kind_is(p, "DeclRefExpr") ? ptr_ref_var(w, p) : -1;
+		int group = p && kind_is(p, "CallExpr") && !strcmp(str(callee(p), "name"), "get_group_id");
 		const char *val = lit && kind_is(lit, "IntegerLiteral") ? str(lit, "value") : "";
-		if (bare_size(w, v, 0) && (!strcmp(val, "0") || !strcmp(val, "1")))
+		if ((group || bare_size(w, v, 0)) && (!strcmp(val, "0") || !strcmp(val, "1")))
 			return 1;
 	}
 	return 0;
@@ -271,8 +287,14 @@ void ptr_size_judge(walk *w)
 	for (int i = 0; i < w->ncmps && w->nsize < MAX_FINDINGS; i++) {
 		const cJSON *n = w->cmps[i].node, *a = child(n, 0), *b = child(n, 1);
 		int s = join(sz_of(w, a, 0), sz_of(w, b, 0)), k = divisibility(n);
-		if (s != SZ_SIZE || exempt(w, a, b))
+		if ((s != SZ_SIZE && s != SZ_GROUP) || exempt(w, a, b))
 			continue;
+		if (s == SZ_GROUP) {  /* `get_group_id(0) >= 3`: groups the analysis never has */
+			if (w->group_at < 0 || w->cmps[i].off < w->group_at)
+				w->group_at = w->cmps[i].off;
+			w->ngroup++;
+			continue;
+		}
 		if (k) {            /* kept apart: the criteria weigh it against the lesson's sizes */
 			w->div_mask |= 1u << k;
 			if (w->div_at < 0 || w->cmps[i].off < w->div_at)

@@ -380,10 +380,14 @@ cJSON *report_json(const check_report *rep)
 	if (rep->pocl_note[0])
 		cJSON_AddStringToObject(root, "pocl_note", rep->pocl_note);
 	cJSON_AddStringToObject(root, "sandbox", rep->confine_note[0] ? rep->confine_note : "confined");
-	if (rep->size_tests) {   /* comparisons of the size with constants (ptrcheck_size.c) */
+	if (rep->size_tests || rep->group_tests) {   /* ptrcheck_size.c */
 		cJSON *st = cJSON_AddObjectToObject(root, "size_tests");
 		cJSON_AddNumberToObject(st, "count", rep->size_tests);
-		cJSON_AddStringToObject(st, "first", rep->size_test_at);
+		if (rep->size_tests)
+			cJSON_AddStringToObject(st, "first", rep->size_test_at);
+		cJSON_AddNumberToObject(st, "group_count", rep->group_tests);
+		if (rep->group_tests)
+			cJSON_AddStringToObject(st, "group_first", rep->group_test_at);
 	}
 	json_escape(root, rep);
 	return root;

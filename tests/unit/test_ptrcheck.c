@@ -268,11 +268,31 @@ END_TEST
 START_TEST(test_size_divisibility)
 {
 	char msg[4096];
-	ck_assert_int_eq(run_at(RHEAD "    if (n % 4 == 0 && (n % 16) != 0)\n        partial[0] = in[0];\n}\n",
+	ck_assert_int_eq(run_at(RHEAD "    if (n % 4 == 0 && (n % 16) != 0 && (n & 7) == 0)\n"
+	                        "        partial[0] = in[0];\n}\n",
 	                        "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
 	ck_assert_int_eq(last_sizes.n, 0);
-	ck_assert_uint_eq(last_sizes.div_mask, (1u << 2) | (1u << 4));
+	ck_assert_uint_eq(last_sizes.div_mask, (1u << 2) | (1u << 3) | (1u << 4));
 	ck_assert_str_eq(last_sizes.div_first, "kernels/starter/k.cl:4:9");
+}
+END_TEST
+
+/* A group's id compared with a constant is counted apart; mixed with a size it is not. */
+START_TEST(test_group_tests)
+{
+	char msg[4096];
+	ck_assert_int_eq(run_at(RHEAD "    const int late = get_group_id(0) >= 3;\n"
+	                        "    if (late) partial[0] = in[0];\n}\n",
+	                        "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
+	ck_assert_int_eq(last_sizes.n, 0);
+	ck_assert_int_eq(last_sizes.ngroup, 1);
+	ck_assert_str_eq(last_sizes.group_first, "kernels/starter/k.cl:4:22");
+	ck_assert_int_eq(run_at(RHEAD "    const int g0 = get_group_id(0) * TILE;\n"
+	                        "    if (get_group_id(0) == 0 || g0 + TILE <= n) partial[0] = in[g0];\n"
+	                        "    if (get_group_id(0) == get_num_groups(0) - 1) partial[1] = 0;\n}\n",
+	                        "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
+	ck_assert_int_eq(last_sizes.ngroup, 0);
+	ck_assert_int_eq(last_sizes.n, 0);
 }
 END_TEST
 
@@ -428,6 +448,7 @@ static Suite *ptrcheck_suite(void)
 	tcase_add_loop_test(t, test_size_test_found, 0, sizeof size_tests / sizeof size_tests[0]);
 	tcase_add_loop_test(t, test_size_honest, 0, sizeof size_honest / sizeof size_honest[0]);
 	tcase_add_test(t, test_size_divisibility);
+	tcase_add_test(t, test_group_tests);
 	tcase_add_test(t, test_solutions);
 	tcase_add_test(t, test_starters);
 	tcase_add_test(t, test_fixtures);
