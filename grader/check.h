@@ -287,6 +287,7 @@ typedef struct check_report {
 	char size_div_at[640];    /* the first of those                                            */
 	int group_tests;          /* comparisons of a group's id with a constant                   */
 	char group_test_at[640];
+	char size_note[900];      /* what the size tests leave unchecked (criteria.c), or ""       */
 	char source_hash[17];     /* check_hash of the bytes graded, "%016llx"; "" if none read */
 	char *source;             /* the bytes graded, for the HTML page's source view (html.h);
 	                             NULL when none were read or the grader failed; check_free */

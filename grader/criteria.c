@@ -497,6 +497,14 @@ static void size_tests(const check_opts *o, check_report *rep)
 	                                             CRIT_COALESCED, CRIT_SPEEDUP };
 	int div = rep->size_div_mask && divisibility_differs(o->l, rep->size_div_mask);
 	int general = rep->size_tests || rep->group_tests;
+	int d = rep->size_div_mask ? 1 << (31 - __builtin_clz(rep->size_div_mask)) : 0;
+	if (d && rep->nanalyses && (rep->analyses[0].rows % d || rep->analyses[0].cols % d)) {
+		snprintf(rep->size_note, sizeof rep->size_note, "the kernel tests whether its size is "
+		         "a multiple of %d at %s: the analysis runs at sizes that are not (%s), so the "
+		         "branch taken at multiples (the GPU's size, and most sizes a course uses) was "
+		         "never checked for races, bank conflicts or coalescing", d, rep->size_div_at,
+		         KIND_SIZE(o->l->kind, rep->analyses[0].rows, rep->analyses[0].cols));
+	}
 	if ((!general && !div) || !rep->nanalyses)
 		return;
 	char what[760];

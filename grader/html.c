@@ -379,8 +379,8 @@ static void html_memory(FILE *f, const cJSON *j)
 
 static void html_notes(FILE *f, const cJSON *j)
 {
-	static const char *keys[] = { "analysis_note", "pocl_note" };
-	for (int i = 0; i < 2; i++)
+	static const char *keys[] = { "analysis_note", "pocl_note", "size_note" };
+	for (int i = 0; i < 3; i++)
 		if (*html_str(j, keys[i])) {
 			fputs("<p class=\"note-text\"><b>note:</b> ", f);
 			html_put(f, html_str(j, keys[i]));

@@ -379,6 +379,8 @@ cJSON *report_json(const check_report *rep)
 		cJSON_AddStringToObject(root, "analysis_note", rep->analysis_note);
 	if (rep->pocl_note[0])
 		cJSON_AddStringToObject(root, "pocl_note", rep->pocl_note);
+	if (rep->size_note[0])
+		cJSON_AddStringToObject(root, "size_note", rep->size_note);
 	cJSON_AddStringToObject(root, "sandbox", rep->confine_note[0] ? rep->confine_note : "confined");
 	if (rep->size_tests || rep->group_tests) {   /* ptrcheck_size.c */
 		cJSON *st = cJSON_AddObjectToObject(root, "size_tests");

@@ -383,6 +383,8 @@ static void text_notes(FILE *f, const check_report *rep)
 		text_note(f, rep->analysis_note);
 	if (rep->pocl_note[0])
 		text_note(f, rep->pocl_note);
+	if (rep->size_note[0])
+		text_note(f, rep->size_note);
 	if (rep->an.sites_unoptimised < 0)
 		text_note(f, "the compiler merged __local or __global accesses of several lines into one, "
 		          "and a second analysis built without optimisation (-cl-opt-disable) accessed "
