@@ -307,11 +307,21 @@ static void correct_analysis_wrong(const check_opts *o, check_report *rep, int d
 		         f == &rep->an.find[FIND_DATA_RACE][0] ? "a data race" :
 		         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "an uninitialised read" :
 		         "a divergent barrier", f->line);
+	int at = lesson_analysis_tile(o->l);   /* lesson 7: the analysis builds at its own TILE */
+	char where[120] = "";
+	if (at != o->l->tile)
+		snprintf(where, sizeof where, " and TILE (%d; the device's runs are at TILE=%d)", at,
+		         o->l->tile);
+	char other[300];
+	snprintf(other, sizeof other, "write every size in terms of TILE: the analysis builds the "
+	         "kernel at TILE=%d, so a number fixed for TILE=%d where an expression in TILE was "
+	         "meant, or a condition on the size arguments, changes what it does", at,
+	         o->l->tile);
 	crit_set(c, CRIT_FAIL, f ? "fix the finding Oclgrind names (memory_safe / race_free): the "
-	    "result depends on it" : "the kernel must compute the same thing at every size: "
-	    "look for a condition on the size arguments that changes what it does",
-	    "wrong at %s, the size the Oclgrind analysis ran at (seed %llu)%s: %s%s",
-	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), (unsigned long long)o->seed,
+	    "result depends on it" : at != o->l->tile ? other : "the kernel must compute the same "
+	    "thing at every size: look for a condition on the size arguments that changes what it "
+	    "does", "wrong at %s, the size%s the Oclgrind analysis ran at (seed %llu)%s: %s%s",
+	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), where, (unsigned long long)o->seed,
 	    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
 }
 

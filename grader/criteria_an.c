@@ -205,9 +205,10 @@ void crit_races(const check_opts *o, const char *source, check_report *rep)
 		    "other work-items: %s", o->kernel, fence, found);
 	else if (found[0] && race_beside_overrun(rep))
 		crit_set(c, CRIT_FAIL, "the racing access also runs past the end of its array on the same "
-		    "line (memory_safe): the condition that picks which work-items take part lets one "
-		    "too many through (a <= where < was meant), so two of them touch one element in "
-		    "the same step; a barrier cannot fix that", "%s", found);
+		    "line (memory_safe): fix that index first -- an array smaller than what the "
+		    "launch's work-items index (sized for another work-group), or a condition that "
+		    "lets one too many through (a <= where < was meant), makes two of them touch one "
+		    "element; a barrier cannot fix that", "%s", found);
 	else if (found[0])
 		crit_set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
 		    "__local array and before reading it, and again before overwriting it; every "

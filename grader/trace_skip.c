@@ -96,8 +96,11 @@ paren_text(const char *s, size_t i, char *out, size_t len)
 	}
 	while (k > 0 && out[k - 1] == ' ')
 		k--;
-	if (cut && len > 8)
-		k = len - 5, memcpy(out + k, " ...", 4), k += 4;
+	if (cut && len > 8) {
+		for (k = len - 5; k > 0 && out[k - 1] == ' '; k--)
+			;
+		memcpy(out + k, " ...", 4), k += 4;
+	}
 	if (len)
 		out[k] = '\0';
 	return s[i] ? i + 1 : i;
