@@ -27,32 +27,37 @@ static int failed(check_report *rep, lesson_crit id)
 static void cause_of_findings(check_report *rep, check_cause *c)
 {
 	const check_analysis *an = &rep->an;
+	char at[32];   /* " at line N", or "" where Oclgrind gave no line (a merged store) */
 	memset(c, 0, sizeof *c);
 	int local_races = an->nfind[FIND_DATA_RACE] - an->races_global;
 	if (an->nfind[FIND_BARRIER_DIVERGENCE] && failed(rep, CRIT_RACE_FREE)) {
 		c->kind = CAUSE_DIVERGENCE, c->crit = CRIT_RACE_FREE;
 		c->line = an->find[FIND_BARRIER_DIVERGENCE][0].line;
-		snprintf(c->what, sizeof c->what, "the barrier on line %d that not every work-item of "
-		         "a work-group reaches", c->line);
+		snprintf(at, sizeof at, c->line > 0 ? " on line %d" : "", c->line);
+		snprintf(c->what, sizeof c->what, "the barrier%s that not every work-item of a "
+		         "work-group reaches", at);
 	} else if (local_races > 0 && failed(rep, CRIT_RACE_FREE)) {
 		c->kind = CAUSE_LOCAL_RACE, c->crit = CRIT_RACE_FREE;
 		c->line = an->find[FIND_DATA_RACE][0].line;
-		snprintf(c->what, sizeof c->what, "the data race on __local memory at line %d (a "
-		         "work-item reads what another writes with no barrier between)", c->line);
+		snprintf(at, sizeof at, c->line > 0 ? " at line %d" : "", c->line);
+		snprintf(c->what, sizeof c->what, "the data race on __local memory%s (a work-item "
+		         "reads what another writes with no barrier between)", at);
 	} else if (an->nfind[FIND_OUT_OF_BOUNDS] && failed(rep, CRIT_MEMORY_SAFE)) {
 		c->kind = CAUSE_OUT_OF_BOUNDS, c->crit = CRIT_MEMORY_SAFE;
 		c->line = an->find[FIND_OUT_OF_BOUNDS][0].line;
-		snprintf(c->what, sizeof c->what, "the out-of-bounds access at line %d", c->line);
+		snprintf(at, sizeof at, c->line > 0 ? " at line %d" : "", c->line);
+		snprintf(c->what, sizeof c->what, "the out-of-bounds access%s", at);
 	} else if (an->nfind[FIND_DATA_RACE] && failed(rep, CRIT_RACE_FREE)) {
 		c->kind = CAUSE_GLOBAL_RACE, c->crit = CRIT_RACE_FREE;
 		c->line = an->find[FIND_DATA_RACE][0].line;
-		snprintf(c->what, sizeof c->what, "the data race on __global memory at line %d (two "
-		         "work-items on one element)", c->line);
+		snprintf(at, sizeof at, c->line > 0 ? " at line %d" : "", c->line);
+		snprintf(c->what, sizeof c->what, "the data race on __global memory%s (two "
+		         "work-items on one element)", at);
 	} else if (an->nfind[FIND_UNINITIALIZED] && failed(rep, CRIT_MEMORY_SAFE)) {
 		c->kind = CAUSE_UNINITIALIZED, c->crit = CRIT_MEMORY_SAFE;
 		c->line = an->find[FIND_UNINITIALIZED][0].line;
-		snprintf(c->what, sizeof c->what, "the read of an uninitialised value at line %d",
-		         c->line);
+		snprintf(at, sizeof at, c->line > 0 ? " at line %d" : "", c->line);
+		snprintf(c->what, sizeof c->what, "the read of an uninitialised value%s", at);
 	}
 }
 

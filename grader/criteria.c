@@ -164,6 +164,33 @@ static const char *timeout_try(const check_opts *o, const char *source, char *bu
 	return buf;
 }
 
+/* The device refused the launch's work-group.  When its work-items fit the maximum, the size
+ * is not what it refused: a reqd_work_group_size in the kernel other than the launch's is. */
+static void refused_group(const check_opts *o, const char *source, check_crit *c,
+                          const check_child *ch, const check_run *bad)
+{
+	int need = o->l->kind->group_size(bad->tile);
+	size_t allowed = ch->kernel_max_wg < ch->dev.max_wg && ch->kernel_max_wg ?
+	                 ch->kernel_max_wg : ch->dev.max_wg;
+	if ((size_t)need <= allowed && source && strstr(source, "reqd_work_group_size"))
+		crit_set(c, CRIT_FAIL, "make the kernel's reqd_work_group_size(...) the lesson's local "
+		    "size (the lesson's README gives it), or remove the attribute", "the device "
+		    "refused the launch's work-group of %d work-items at TILE=%d although it allows "
+		    "%zu (%s): the kernel's __attribute__((reqd_work_group_size(...))) asks for "
+		    "another local size than the lesson launches", need, bad->tile, allowed,
+		    clrun_errstr(bad->err));
+	else if ((size_t)need <= allowed)
+		crit_set(c, CRIT_FAIL, "the kernel must accept the lesson's local size (the lesson's "
+		    "README gives it): look for what in it fixes another one", "the device refused the "
+		    "launch's work-group of %d work-items at TILE=%d although it allows %zu (%s)",
+		    need, bad->tile, allowed, clrun_errstr(bad->err));
+	else
+		crit_set(c, CRIT_FAIL, "use a smaller TILE: a work-group's work-items must fit the device's "
+		    "maximum work-group size", "the device refused a work-group at TILE=%d: %d "
+		    "work-items needed, %zu allowed (%s)", bad->tile, need, allowed,
+		    clrun_errstr(bad->err));
+}
+
 static void eval_runs(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_RUNS);
@@ -187,11 +214,7 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 		    o->local_mem && o->local_mem < ch->dev.local_mem ? " (--local-mem)" :
 		    " (CL_DEVICE_LOCAL_MEM_SIZE)");
 	else if (bad && (bad->err == CL_INVALID_WORK_GROUP_SIZE || bad->err == CL_INVALID_WORK_ITEM_SIZE))
-		crit_set(c, CRIT_FAIL, "use a smaller TILE: a work-group's work-items must fit the device's "
-		    "maximum work-group size", "the device refused a work-group at TILE=%d: %d "
-		    "work-items needed, %zu allowed (%s)", bad->tile, o->l->kind->group_size(bad->tile),
-		    ch->kernel_max_wg < ch->dev.max_wg && ch->kernel_max_wg ? ch->kernel_max_wg :
-		    ch->dev.max_wg, clrun_errstr(bad->err));
+		refused_group(o, source, c, ch, bad);
 	else if (bad && ch->local_bytes > ch->dev.local_mem)
 		crit_set(c, CRIT_FAIL, "shrink the __local arrays (a smaller TILE, or fewer arrays)",
 		    "the kernel needs %zu bytes of __local memory per work-group; the device has "
@@ -219,7 +242,7 @@ static void correct_wrong(const check_opts *o, const char *source, check_report 
 {
 	check_crit *c = check_crit_find(rep, CRIT_CORRECT);
 	const check_child *ch = &rep->child;
-	char extra[300] = "", try_[300] = "compare your index arithmetic with the lesson's "
+	char extra[400] = "", try_[300] = "compare your index arithmetic with the lesson's "
 	                                  "text for this size";
 	diag_size sizes[CHECK_MAX_RUNS];
 	int ns = 0;
@@ -285,11 +308,21 @@ static void correct_analysis_wrong(const check_opts *o, check_report *rep, int d
 		         f == &rep->an.find[FIND_DATA_RACE][0] ? "a data race" :
 		         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "an uninitialised read" :
 		         "a divergent barrier", f->line);
+	int at = lesson_analysis_tile(o->l);   /* lesson 7: the analysis builds at its own TILE */
+	char where[120] = "";
+	if (at != o->l->tile)
+		snprintf(where, sizeof where, " and TILE (%d; the device's runs are at TILE=%d)", at,
+		         o->l->tile);
+	char other[300];
+	snprintf(other, sizeof other, "write every size in terms of TILE: the analysis builds the "
+	         "kernel at TILE=%d, so a number fixed for TILE=%d where an expression in TILE was "
+	         "meant, or a condition on the size arguments, changes what it does", at,
+	         o->l->tile);
 	crit_set(c, CRIT_FAIL, f ? "fix the finding Oclgrind names (memory_safe / race_free): the "
-	    "result depends on it" : "the kernel must compute the same thing at every size: "
-	    "look for a condition on the size arguments that changes what it does",
-	    "wrong at %s, the size the Oclgrind analysis ran at (seed %llu)%s: %s%s",
-	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), (unsigned long long)o->seed,
+	    "result depends on it" : at != o->l->tile ? other : "the kernel must compute the same "
+	    "thing at every size: look for a condition on the size arguments that changes what it "
+	    "does", "wrong at %s, the size%s the Oclgrind analysis ran at (seed %llu)%s: %s%s",
+	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), where, (unsigned long long)o->seed,
 	    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
 }
 

@@ -8,8 +8,23 @@
 #include "criteria.h"
 #include "trace.h"
 
-/* The first out-of-bounds access Oclgrind found runs under `if (cond)` with no `<=` in it:
- * the guard stands, the index is what steps out.  Its try into buf; 0 when that is not so. */
+/* Does line `line` of source hold a conditional expression (`c ? a : b`): a guard of its own
+ * around the access, beside the if's? */
+static int line_has_ternary(const char *source, int line)
+{
+	const char *p = source;
+	for (int n = 1; n < line && p; n++)
+		if ((p = strchr(p, '\n')))
+			p++;
+	if (!p)
+		return 0;
+	const char *q = p + strcspn(p, "?\n");
+	return *q == '?';
+}
+
+/* The first out-of-bounds access Oclgrind found runs under `if (cond)` with no `<=` in it,
+ * and its line has no `? :` of its own: the guard stands, the index is what steps out.  Its
+ * try into buf; 0 when that is not so. */
 static int index_past_guard(const check_opts *o, const char *source, const check_report *rep,
                             char *buf, size_t len)
 {
@@ -19,7 +34,7 @@ static int index_past_guard(const check_opts *o, const char *source, const check
 		return 0;
 	int line = rep->an.find[FIND_OUT_OF_BOUNDS][0].line;
 	if (line <= 0 || !trace_guard_condition(source, line, cond, sizeof cond, &cl) ||
-	    strstr(cond, "<="))
+	    strstr(cond, "<=") || line_has_ternary(source, line))
 		return 0;
 	snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches past "
 	         "the end: the index, not the guard, is wrong -- %s", line, cond, cl,
@@ -190,9 +205,10 @@ void crit_races(const check_opts *o, const char *source, check_report *rep)
 		    "other work-items: %s", o->kernel, fence, found);
 	else if (found[0] && race_beside_overrun(rep))
 		crit_set(c, CRIT_FAIL, "the racing access also runs past the end of its array on the same "
-		    "line (memory_safe): the condition that picks which work-items take part lets one "
-		    "too many through (a <= where < was meant), so two of them touch one element in "
-		    "the same step; a barrier cannot fix that", "%s", found);
+		    "line (memory_safe): fix that index first -- an array smaller than what the "
+		    "launch's work-items index (sized for another work-group), or a condition that "
+		    "lets one too many through (a <= where < was meant), makes two of them touch one "
+		    "element; a barrier cannot fix that", "%s", found);
 	else if (found[0])
 		crit_set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
 		    "__local array and before reading it, and again before overwriting it; every "

@@ -209,8 +209,10 @@ static double fma_blocked(int rows, int cols, int tile)
 /* Tiles of a group's whole block, TILE * WPT wide, load 4 / (TILE * WPT) bytes per FLOP; a
  * kernel that loads twice that still reuses too little of each element it loads.  Which
  * mistake it is, the __local bytes per FMA tell (fmaload.h): 8, lesson 2's, when the tiles
- * are TILE x TILE and each FMA reads its two floats from them; little when values of the
- * register block come from global memory instead. */
+ * are TILE x TILE and each FMA reads its two floats from them; 8 / WPT, the whole block's,
+ * when the block is read from the tiles and the extra bytes are loaded beside them (a tile
+ * loaded twice, loads past the edge); less when values of the register block come from
+ * global memory instead. */
 static int token_local_blocked(const kind_traffic *t, char *msg, size_t len, const char **try_)
 {
 	double per_flop = t->global_per_unit, block = (double)t->tile * WPT;
@@ -219,10 +221,13 @@ static int token_local_blocked(const kind_traffic *t, char *msg, size_t len, con
 	if (per_flop <= 8.0 / block)
 		return 0;
 	int small = per_fma >= FMAL_LESSON2 / 2;
+	int whole = !small && per_fma >= 0.9 * FMAL_LESSON2 / WPT;   /* the block from the tiles */
 	*try_ = small ? "stage the group's whole block: a tile of TILE * WPT rows of A and one of "
 	                "TILE * WPT columns of B per step of k, each element loaded from global "
 	                "memory once per group, then let each work-item read 2 x WPT values of "
 	                "them per k and use each WPT times from registers"
+	      : whole ? "load each element of a tile from global memory once per group and step, "
+	                "and none past the matrix's edge (load 0 there instead)"
 	              : "read every value of the register block from the __local tiles, which hold "
 	                "the group's whole block: global memory only fills the tiles";
 	snprintf(msg, len, "the kernel loads %.3f bytes from global memory per FLOP (the naive "
@@ -232,6 +237,9 @@ static int token_local_blocked(const kind_traffic *t, char *msg, size_t len, con
 	         per_fma, FMAL_LESSON2, WPT, WPT, FMAL_LESSON2 / WPT,
 	         small ? "its tiles are too small to be reused: each FMA reads two floats from "
 	                 "__local memory, as in lesson 2"
+	       : whole ? "the register block is read from the tiles, so the extra global bytes "
+	                 "are loaded beside them: a tile loaded more than once, or loads past the "
+	                 "matrix's edge"
 	               : "values of the register block come from global memory, not from the tiles");
 	return 1;
 }

@@ -143,8 +143,9 @@ static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
 
 /* Staged, a full group loads (TILE + 2R)^2 / TILE^2 floats per output from global memory
  * (1.41 at TILE 32, R 3) and reads its TAPS terms per output from __local.  A kernel that
- * still loads a quarter of its terms from global memory, or reads fewer than half of them
- * from __local, holds a token in __local, not the inputs. */
+ * still loads a quarter of its terms from global memory holds a token in __local, not the
+ * inputs; one that loads fewer but reads fewer than half of the terms from __local stages
+ * the inputs and adds a smaller box from them. */
 static int token_local(const kind_traffic *t, char *msg, size_t len, const char **try_)
 {
 	double outputs = (double)t->rows * t->cols;
@@ -152,6 +153,15 @@ static int token_local(const kind_traffic *t, char *msg, size_t len, const char 
 	double global = t->global_per_unit / sizeof(float);
 	if (global < TAPS / 4.0 && per_output >= TAPS / 2.0)
 		return 0;
+	if (global < TAPS / 4.0) {   /* staged: the box it adds from the tile is too small */
+		*try_ = "add every one of the box's (2R + 1) x (2R + 1) terms from the tile: dy and dx "
+		        "from -R to R around the work-item's own cell";
+		snprintf(msg, len, "at %dx%d the kernel loads %.2f floats per output from global "
+		         "memory, so it stages its inputs, but reads only %.2f per output from __local "
+		         "memory where the %dx%d box has %d terms: it adds fewer cells than the box",
+		         t->rows, t->cols, global, per_output, 2 * R + 1, 2 * R + 1, TAPS);
+		return 1;
+	}
 	*try_ = "stage the group's (TILE + 2R) x (TILE + 2R) inputs in a __local array once, "
 	        "barrier, then let every work-item add its box from there";
 	snprintf(msg, len, "at %dx%d the kernel loads %.2f floats per output from global memory "

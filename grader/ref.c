@@ -122,6 +122,12 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 	else if (p->kind->pattern && p->kind->pattern(p, got, r->pattern, sizeof r->pattern)) {
 		/* the kind's own pattern, written */
 	}
+	else if (r->nonfinite && r->bad > r->nonfinite + r->unwritten)   /* finite ones wrong too */
+		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements "
+		         "(reading outside a buffer: the grader's guard zones around every buffer hold "
+		         "NaN; or a value never written), and %zu of %zu elements are wrong in all, "
+		         "first at %s: got %.7g, expected %.7g", r->nonfinite, r->bad, n,
+		         KIND_WHERE(p->kind, r->first_row, r->first_col), r->got, r->expected);
 	else if (r->nonfinite)
 		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements: "
 		         "reading outside a buffer (the grader's guard zones around every buffer hold "

@@ -72,11 +72,12 @@ line_of(const char *s, size_t i)
 }
 
 /* The condition in the parentheses that open at s[i] ('('), whitespace collapsed, into out;
- * returns the index after the closing ')'. */
+ * one longer than out ends in " ..." so that a quote of it shows the cut.  Returns the index
+ * after the closing ')'. */
 static size_t
 paren_text(const char *s, size_t i, char *out, size_t len)
 {
-	int depth = 0;
+	int depth = 0, cut = 0;
 	size_t k = 0, start = i;
 	for (; s[i]; i++) {
 		depth += s[i] == '(';
@@ -90,9 +91,16 @@ paren_text(const char *s, size_t i, char *out, size_t len)
 			continue;
 		if (k + 1 < len)
 			out[k++] = c;
+		else
+			cut = 1;
 	}
 	while (k > 0 && out[k - 1] == ' ')
 		k--;
+	if (cut && len > 8) {
+		for (k = len - 5; k > 0 && out[k - 1] == ' '; k--)
+			;
+		memcpy(out + k, " ...", 4), k += 4;
+	}
 	if (len)
 		out[k] = '\0';
 	return s[i] ? i + 1 : i;

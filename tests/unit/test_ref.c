@@ -587,6 +587,28 @@ START_TEST(test_pattern_nan_written)
 }
 END_TEST
 
+/* NaN in a few elements and finite wrong values in more: the pattern names both counts, so
+ * a kernel wrong everywhere is not described by its NaN alone (pub67, blurFrameKernel). */
+START_TEST(test_pattern_nan_and_wrong)
+{
+	ref_problem p;
+	int n = 16;
+	setup_matmul(&p, n, 8);
+	float *g = correct_output(&p);
+	g[0] += 1.0f;
+	g[5] += 1.0f;
+	g[4 * n + 4] = NAN;
+	ref_result r;
+	ref_compare(&p, g, 16, &r);
+	ck_assert_uint_eq(r.nonfinite, 1);
+	ck_assert_uint_eq(r.bad, 3);
+	ck_assert_msg(strstr(r.pattern, "NaN or Inf into 1 elements") != NULL, "%s", r.pattern);
+	ck_assert_msg(strstr(r.pattern, "3 of 256 elements are wrong in all") != NULL, "%s", r.pattern);
+	free(g);
+	ref_free(&p);
+}
+END_TEST
+
 START_TEST(test_pattern_generic)
 {
 	ref_problem p;
@@ -646,6 +668,7 @@ static Suite *ref_suite(void)
 	tcase_add_test(t, test_pattern_last_partial_tile_transpose);
 	tcase_add_test(t, test_pattern_unwritten_subset);
 	tcase_add_test(t, test_pattern_nan_written);
+	tcase_add_test(t, test_pattern_nan_and_wrong);
 	tcase_add_test(t, test_pattern_generic);
 	suite_add_tcase(s, t);
 	return s;

@@ -982,6 +982,22 @@ START_TEST(skip_condition)
 }
 END_TEST
 
+/* A condition longer than the buffer is cut visibly: it ends in " ...", never inside an
+ * expression as if that were the code (pub67: clBenchmark's "IMAGE_H -)"). */
+START_TEST(skip_condition_cut)
+{
+	char src[600], cond[160];
+	int line, n = snprintf(src, sizeof src, "__kernel void k(int N) {\n    if (");
+	for (int i = 0; i < 12; i++)
+		n += snprintf(src + n, sizeof src - n, "%sget_global_id(0) > N + %d", i ? " || " : "", i);
+	snprintf(src + n, sizeof src - n, ")\n        return;\n    barrier(CLK_LOCAL_MEM_FENCE);\n}\n");
+	ck_assert_int_eq(trace_skip_condition(src, 4, cond, sizeof cond, &line), 2);
+	size_t len = strlen(cond);
+	ck_assert_msg(len >= 4 && strcmp(cond + len - 4, " ...") == 0, "%s", cond);
+	ck_assert_int_eq(strncmp(cond, "get_global_id(0) > N + 0 || ", 28), 0);
+}
+END_TEST
+
 /* The innermost if around any code of a line: an access's guard (trace_guard_condition). */
 START_TEST(guard_condition)
 {
@@ -1035,6 +1051,7 @@ trace_suite(void)
 	tcase_add_test(msgs, findings_unnamed_merge_with_named);
 	tcase_add_test(msgs, findings_are_capped);
 	tcase_add_test(msgs, skip_condition);
+	tcase_add_test(msgs, skip_condition_cut);
 	tcase_add_test(msgs, guard_condition);
 	suite_add_tcase(s, msgs);
 
