@@ -29,7 +29,13 @@ static void cause_of_findings(check_report *rep, check_cause *c)
 	const check_analysis *an = &rep->an;
 	char at[32];   /* " at line N", or "" where Oclgrind gave no line (a merged store) */
 	memset(c, 0, sizeof *c);
-	int local_races = an->nfind[FIND_DATA_RACE] - an->races_global;
+	int local_races = an->nfind[FIND_DATA_RACE] - an->races_global, local_oob = 0;
+	for (int i = 0; i < an->nfind[FIND_OUT_OF_BOUNDS] && i < CHECK_FIND_KEEP; i++)
+		local_oob |= strstr(an->find[FIND_OUT_OF_BOUNDS][i].message, "local memory") != NULL;
+	/* an index past a __local array lands in the next row's cells, or another work-item's:
+	 * the race Oclgrind reports beside it follows from the overrun (l6_tile_for_16.cl) */
+	if (local_oob && failed(rep, CRIT_MEMORY_SAFE))
+		local_races = 0;
 	if (an->nfind[FIND_BARRIER_DIVERGENCE] && failed(rep, CRIT_RACE_FREE)) {
 		c->kind = CAUSE_DIVERGENCE, c->crit = CRIT_RACE_FREE;
 		c->line = an->find[FIND_BARRIER_DIVERGENCE][0].line;

@@ -63,19 +63,27 @@ START_TEST(race_at_unanalysed_sizes_is_not_a_pass)
 }
 END_TEST
 
-/* The GPU time model's remainder (GUIDE.md, "What the model does not see"): kernels slow on a
- * GPU for what the model does not count.  They PASS `speedup` on a CPU today. */
-static const char *const model_blind[] = {
-	"tests/attacks3/l5_alu_chain.cl", "tests/attacks3/l5_private_spill.cl",
-	"tests/attacks3/l5_groups_loop.cl", "tests/attacks3/l5_skewed_conflict.cl",
+/* The analysis' and the GPU time model's remainder (GUIDE.md, "What the model does not see"),
+ * each with the status its criterion should have and has not today: kernels slow on a GPU for
+ * what the model does not count (they PASS `speedup` on a CPU), and lesson 7's 2-way conflict
+ * at the launch's TILE = 16 judged 4-way at the analysis' TILE = 8 (a false FAIL). */
+static const struct { const char *lesson, *file, *crit, *status; } model_blind[] = {
+	{ "5", "tests/attacks3/l5_alu_chain.cl", "speedup", "fail" },
+	{ "5", "tests/attacks3/l5_private_spill.cl", "speedup", "fail" },
+	{ "5", "tests/attacks3/l5_groups_loop.cl", "speedup", "fail" },
+	{ "5", "tests/attacks3/l5_skewed_conflict.cl", "speedup", "fail" },
+	{ "7", "tests/attacks3/l7_scalar_fragments.cl", "speedup", "fail" },
+	{ "7", "tests/attacks3/l7_conflict_at_tile8.cl", "conflict_free", "pass" },
 };
 
 START_TEST(model_blind_spot_is_not_a_pass)
 {
-	itest_graded g = itest_grade("5", model_blind[_i], NULL);
-	ck_assert_msg(strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(itest_crit(&g, "speedup"),
-	              "status")), "fail") == 0, "%s: speedup: %s", model_blind[_i],
-	              message(&g, "speedup"));
+	itest_graded g = itest_grade(model_blind[_i].lesson, model_blind[_i].file, "--timeout 90");
+	const char *st = cJSON_GetStringValue(cJSON_GetObjectItem(itest_crit(&g, model_blind[_i].crit),
+	                                                           "status"));
+	ck_assert_msg(st && strcmp(st, model_blind[_i].status) == 0, "%s: %s is %s: %s",
+	              model_blind[_i].file, model_blind[_i].crit, st ? st : "(none)",
+	              message(&g, model_blind[_i].crit));
 	itest_done(&g);
 }
 END_TEST
