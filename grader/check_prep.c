@@ -157,6 +157,22 @@ static void take_probe(const preproc_job *jobs, int n, const int *tiles, check_r
 			}
 }
 
+/* The kernel's size tests (ptrcheck_size.c), from any TILE's text: the first of each. */
+static void take_sizes(const ptrcheck_sizes *z, check_report *rep)
+{
+	if (z->n && !rep->size_tests) {
+		rep->size_tests = z->n;
+		snprintf(rep->size_test_at, sizeof rep->size_test_at, "%s", z->first);
+	}
+	if (z->ngroup && !rep->group_tests) {
+		rep->group_tests = z->ngroup;
+		snprintf(rep->group_test_at, sizeof rep->group_test_at, "%s", z->group_first);
+	}
+	if (z->div_mask && !rep->size_div_mask)
+		snprintf(rep->size_div_at, sizeof rep->size_div_at, "%s", z->div_first);
+	rep->size_div_mask |= z->div_mask;
+}
+
 int check_prep_run(const check_opts *o, const char *source, const char *tmp, check_ctx *c,
                    check_report *rep)
 {
@@ -178,21 +194,9 @@ int check_prep_run(const check_opts *o, const char *source, const char *tmp, che
 			jobs[i].probe = tile_probe_names();
 	preproc_run_all(jobs, n, outs, mp, sizeof msgs[0], res);
 	take_probe(jobs, n, tiles, rep);
-	for (int i = 0; i < n; i++)   /* the kernel's size tests, at any TILE */
-		if (res[i] == PREPROC_OK) {
-			const ptrcheck_sizes *z = &jobs[i].sizes;
-			if (z->n && !rep->size_tests) {
-				rep->size_tests = z->n;
-				snprintf(rep->size_test_at, sizeof rep->size_test_at, "%s", z->first);
-			}
-			if (z->ngroup && !rep->group_tests) {
-				rep->group_tests = z->ngroup;
-				snprintf(rep->group_test_at, sizeof rep->group_test_at, "%s", z->group_first);
-			}
-			if (z->div_mask && !rep->size_div_mask)
-				snprintf(rep->size_div_at, sizeof rep->size_div_at, "%s", z->div_first);
-			rep->size_div_mask |= z->div_mask;
-		}
+	for (int i = 0; i < n; i++)
+		if (res[i] == PREPROC_OK)
+			take_sizes(&jobs[i].sizes, rep);
 	int rc = 0;
 	for (int i = 0; i < n; i++) {
 		const char *msg = msgs[i];

@@ -395,6 +395,54 @@ static int spills(const check_opts *o, const check_report *rep)
 	return o->l->kind->fma_count && rep->child.registers <= 0 && rep->reg_estimate > REGEST_MAX;
 }
 
+/* On a CPU device speed is judged from the prediction (GUIDE.md "Predicted GPU time"):
+ * 1 when c is set, 0 when the measured time decides (no prediction, no GPU bar).  s is the
+ * measured ratio, predicted the prediction's words. */
+static int judge_predicted(const check_opts *o, check_report *rep, check_crit *c, double s,
+                           const char *predicted)
+{
+	const check_child *ch = &rep->child;
+	const check_predicted *pr = &rep->pred;
+	if (!pr->ok && rep->model_cut_s > 0 && rep->model_control == 1) {
+		/* a kernel heavy enough to outlast the model's launch must not lose only the
+		 * prediction, and speed with it (tests/fixtures/l5_pred_model_timeout.cl) */
+		c->predicted = 1;
+		crit_set(c, CRIT_FAIL, "count the operations each work-item does per element it "
+		    "owns: the lesson's kernel does a few, and a loop nest per element costs a GPU as "
+		    "it costs the interpreter", "the GPU time model's launch "
+		    "of your kernel did not finish in the %.1f s of the time limit left to it, though "
+		    "the lesson's solution's does under the same limits: it does far more work per "
+		    "element than the lesson needs, which a GPU pays for too (measured here: %.2fx, "
+		    "not judged on a %s device)", rep->model_cut_s, s, ch->dev.type);
+		return 1;
+	}
+	if (pr->ok && o->l->speedup_gpu > 0 && spills(o, rep)) {
+		/* the model prices no spills: a kernel over NVIDIA's registers cannot be predicted
+		 * (l7_spill.cl: 5.72x predicted, 0.10x measured on the H200) */
+		c->predicted = 1;
+		crit_set(c, CRIT_FAIL, lesson_say(o->l, KS_SPILL_TRY), "%s; but about %d registers "
+		    "per work-item (the estimate under \"registers per work-item\" below) are more "
+		    "than NVIDIA's %d: the rest would spill to local memory, off-chip, which the time "
+		    "model does not price, so the prediction cannot pass it (measured here: %.2fx, not "
+		    "judged on a %s device)", predicted, rep->reg_estimate, REGEST_MAX, s,
+		    ch->dev.type);
+		return 1;
+	}
+	if (pr->ok && o->l->speedup_gpu > 0) {
+		/* a CPU cannot show what the lesson pays off on a GPU: judged from the prediction
+		 * (GUIDE.md "Predicted GPU time"), against the GPU's bar */
+		char why[400];
+		snprintf(why, sizeof why, "on a GPU your kernel would be limited by %s (the "
+		         "\"predicted on\" line below); the lesson's steps say what removes that limit",
+		         pr->kernel.limiter_text);
+		c->predicted = 1;
+		crit_set(c, pr->speedup >= o->l->speedup_gpu ? CRIT_PASS : CRIT_FAIL, why, "%s; the bar on a GPU is %.2fx (measured here: %.2fx, not "
+		    "judged on a %s device)", predicted, o->l->speedup_gpu, s, ch->dev.type);
+		return 1;
+	}
+	return 0;
+}
+
 static void eval_speedup(const check_opts *o, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_SPEEDUP);
@@ -422,43 +470,8 @@ static void eval_speedup(const check_opts *o, check_report *rep)
 	         "median of %d interleaved runs)", s, lesson_baseline_name(o->l), KIND_SIZE(o->l->kind, ch->time_rows,
 	         ch->time_cols), ch->kernel_ms,
 	         ch->baseline_ms, ch->time_reps);
-	if (!gpu && !pr->ok && rep->model_cut_s > 0 && rep->model_control == 1) {
-		/* a kernel heavy enough to outlast the model's launch must not lose only the
-		 * prediction, and speed with it (tests/fixtures/l5_pred_model_timeout.cl) */
-		c->predicted = 1;
-		crit_set(c, CRIT_FAIL, "count the operations each work-item does per element it "
-		    "owns: the lesson's kernel does a few, and a loop nest per element costs a GPU as "
-		    "it costs the interpreter", "the GPU time model's launch "
-		    "of your kernel did not finish in the %.1f s of the time limit left to it, though "
-		    "the lesson's solution's does under the same limits: it does far more work per "
-		    "element than the lesson needs, which a GPU pays for too (measured here: %.2fx, "
-		    "not judged on a %s device)", rep->model_cut_s, s, ch->dev.type);
+	if (!gpu && judge_predicted(o, rep, c, s, predicted))
 		return;
-	}
-	if (!gpu && pr->ok && o->l->speedup_gpu > 0 && spills(o, rep)) {
-		/* the model prices no spills: a kernel over NVIDIA's registers cannot be predicted
-		 * (l7_spill.cl: 5.72x predicted, 0.10x measured on the H200) */
-		c->predicted = 1;
-		crit_set(c, CRIT_FAIL, lesson_say(o->l, KS_SPILL_TRY), "%s; but about %d registers "
-		    "per work-item (the estimate under \"registers per work-item\" below) are more "
-		    "than NVIDIA's %d: the rest would spill to local memory, off-chip, which the time "
-		    "model does not price, so the prediction cannot pass it (measured here: %.2fx, not "
-		    "judged on a %s device)", predicted, rep->reg_estimate, REGEST_MAX, s,
-		    ch->dev.type);
-		return;
-	}
-	if (!gpu && pr->ok && o->l->speedup_gpu > 0) {
-		/* a CPU cannot show what the lesson pays off on a GPU: judged from the prediction
-		 * (GUIDE.md "Predicted GPU time"), against the GPU's bar */
-		char why[400];
-		snprintf(why, sizeof why, "on a GPU your kernel would be limited by %s (the "
-		         "\"predicted on\" line below); the lesson's steps say what removes that limit",
-		         pr->kernel.limiter_text);
-		c->predicted = 1;
-		crit_set(c, pr->speedup >= o->l->speedup_gpu ? CRIT_PASS : CRIT_FAIL, why, "%s; the bar on a GPU is %.2fx (measured here: %.2fx, not "
-		    "judged on a %s device)", predicted, o->l->speedup_gpu, s, ch->dev.type);
-		return;
-	}
 	if (bar <= 0) {
 		/* measured, not judged: see GUIDE.md "Speedup thresholds" */
 		crit_set(c, CRIT_NOT_CHECKED, NULL, "%s; not judged on a %s device: there __local memory is "
