@@ -9,7 +9,9 @@
 #include "trace.h"
 
 /* The first out-of-bounds access Oclgrind found runs under `if (cond)` with no `<=` in it:
- * the guard stands, the index is what steps out.  Its try into buf; 0 when that is not so. */
+ * the guard stands, the index is what steps out.  Its try into buf; 0 when that is not so,
+ * or when the guard itself is suspect: an `||` (either side lets a work-item through) or no
+ * comparison at all (`if (1)`). */
 static int index_past_guard(const check_opts *o, const char *source, const check_report *rep,
                             char *buf, size_t len)
 {
@@ -19,7 +21,7 @@ static int index_past_guard(const check_opts *o, const char *source, const check
 		return 0;
 	int line = rep->an.find[FIND_OUT_OF_BOUNDS][0].line;
 	if (line <= 0 || !trace_guard_condition(source, line, cond, sizeof cond, &cl) ||
-	    strstr(cond, "<="))
+	    strstr(cond, "<=") || strstr(cond, "||") || !strpbrk(cond, "<>"))
 		return 0;
 	snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches past "
 	         "the end: the index, not the guard, is wrong -- %s", line, cond, cl,
@@ -45,7 +47,12 @@ void crit_memory(const check_opts *o, const char *source, check_report *rep)
 		}
 	if (crit_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
 		char try_[400], why[1];
-		if (!index_past_guard(o, source, rep, try_, sizeof try_))
+		if (!rep->an.nfind[FIND_OUT_OF_BOUNDS])   /* nothing out of bounds: a value unset */
+			snprintf(try_, sizeof try_, "a value was used before anything wrote it: give "
+			         "every private variable a value before adding into it (a sum starts "
+			         "at 0), and read a __local element only after some work-item has "
+			         "written it and a barrier has passed");
+		else if (!index_past_guard(o, source, rep, try_, sizeof try_))
 			snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
 		for (int i = 0; i < ch->nruns; i++)
 			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */
@@ -151,6 +158,20 @@ static int race_beside_overrun(const check_report *rep)
 	return 0;
 }
 
+/* The first race is two writes of one statement to __local memory (no barrier could order
+ * them: they are in one barrier interval), and nothing runs out of bounds: the loop or index
+ * that shares the cells out gives one cell to two work-items. */
+static int same_cell_writes(const check_report *rep)
+{
+	const check_analysis *an = &rep->an;
+	if (!an->nfind[FIND_DATA_RACE] || an->nfind[FIND_BARRIER_DIVERGENCE] ||
+	    an->nfind[FIND_OUT_OF_BOUNDS])
+		return 0;
+	const check_finding *r = &an->find[FIND_DATA_RACE][0];
+	return (!r->other_line || r->other_line == r->line) &&
+	       strstr(r->message, "Write-write") && strstr(r->message, "local memory");
+}
+
 void crit_races(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_RACE_FREE);
@@ -193,6 +214,11 @@ void crit_races(const check_opts *o, const char *source, check_report *rep)
 		    "line (memory_safe): the condition that picks which work-items take part lets one "
 		    "too many through (a <= where < was meant), so two of them touch one element in "
 		    "the same step; a barrier cannot fix that", "%s", found);
+	else if (found[0] && same_cell_writes(rep))
+		crit_set(c, CRIT_FAIL, "the loop or index that shares the __local cells out among the "
+		    "work-items gives some cells to two of them (check where it starts and its step: "
+		    "it must step by the number of work-items that share it); a barrier cannot fix "
+		    "that", "%s -- two work-items write one element on the same line", found);
 	else if (found[0])
 		crit_set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
 		    "__local array and before reading it, and again before overwriting it; every "
@@ -252,7 +278,7 @@ static void conflict_fix(const lesson *l, const check_site *w, int banks, int wr
                          size_t len)
 {
 	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), l->kind->tile_2d,
-	                     wrong };
+	                     wrong, w->access[0] ? w->access : NULL };
 	if (w->row_step)   /* the warp's get_local_id(1) lines meet in the banks (bank.h) */
 		bank_fix_rows(w->row_step, banks, w->tile, w->nlanes, w->variable, buf, len);
 	else
