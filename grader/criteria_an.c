@@ -237,7 +237,8 @@ void crit_local(const check_opts *o, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_USES_LOCAL);
 	const check_child *ch = &rep->child;
-	int loads = rep->an.summary ? rep->an.local_loads : -1;   /* -1: no analysis */
+	/* -1: no analysis, or one that did not finish (its counts are not the kernel's) */
+	int loads = rep->an.summary && rep->an.state != ANALYSIS_FAILED ? rep->an.local_loads : -1;
 	char msg[400];
 	const char *token_try = NULL;
 	const char *try_ = lesson_say(o->l, KS_LOCAL_TRY);
