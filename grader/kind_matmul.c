@@ -265,8 +265,10 @@ static int sizes_blocked(const diag_size *s, int n, int tile, char *extra, size_
 const kind kind_matmul_blocked = {
 	.name = "matmul_blocked",
 	/* at TILE=8 (64 x 64 blocks): 17 no whole group; 100 one whole group and partial ones; 200 and
-	 * 256 several of each, and whole ones */
-	.sizes = { {1, 1}, {17, 17}, {100, 100}, {200, 200}, {256, 256} },
+	 * 256 several of each, and whole ones; 132 (at TILE=16, one whole 128 x 128 block) a
+	 * multiple of 4 but not of 8, so a float4 path taken for a whole block meets a last step of
+	 * k that is half outside the matrix (the analysis' sizes are never multiples of 8) */
+	.sizes = { {1, 1}, {17, 17}, {100, 100}, {132, 132}, {200, 200}, {256, 256} },
 	.time_size = {512, 512},
 	.time_size_gpu = {4096, 4096},
 	/* 2 x 2 groups of 64 x 64 at TILE=8, the last row and column partial, so the interior
