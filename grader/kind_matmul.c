@@ -256,9 +256,9 @@ static int sizes_blocked(const diag_size *s, int n, int tile, char *extra, size_
 	snprintf(extra, elen, " -- right only at sizes far smaller than a work-group's %d x %d "
 	         "block (up to %dx%d), where most of the block lies past N: a mistake in its far "
 	         "rows and columns cannot show there", block, block, right->rows, right->cols);
-	snprintf(try_, tlen, "check what only a larger N reaches: every row and column of each "
-	         "work-item's %d x %d block, the band of C on its way out, and every step of k",
-	         WPT, WPT);
+	snprintf(try_, tlen, "check what only a larger N reaches: a path taken only for whole "
+	         "blocks (float4 loads), every row and column of each work-item's %d x %d block, "
+	         "the band of C on its way out, and every step of k", WPT, WPT);
 	return 1;
 }
 
