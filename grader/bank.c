@@ -386,11 +386,14 @@ bank_fix(const bank_words *w, int stride, int banks, int other_line, const char 
 	char swap[240] = "", alt[300] = "";
 	if (w->swap && other_line > 0 && !other_broadcast && w->result_wrong) {
 		/* the likely fix first: the access is the bug, and its conflict a symptom */
-		snprintf(buf, len, "the results are wrong too, so this access may read the array the "
-		         "other way round from the %s on line %d: swap its two indices, so that it reads "
-		         "what that %s wrote and neighbouring lanes touch neighbouring words; if the "
-		         "layout is meant, %s", other_access ? other_access : "access", other_line,
-		         other_access ? other_access : "access", w->pad);
+		int store = w->access && strcmp(w->access, "store") == 0;
+		const char *other = other_access ? other_access : "access";
+		snprintf(buf, len, "the results are wrong too, so this access may %s the array the "
+		         "other way round from the %s on line %d: swap its two indices, so that it %s "
+		         "that %s %s and neighbouring lanes touch neighbouring words; if the layout is "
+		         "meant, %s", store ? "write" : "read", other, other_line,
+		         store ? "writes where" : "reads what", other, store ? "reads" : "wrote",
+		         w->pad);
 		return;
 	}
 	if (w->swap && other_line > 0 && !other_broadcast)

@@ -65,6 +65,7 @@ typedef struct bank_words {
 	const char *pad, *swizzle;
 	int swap;
 	int result_wrong;   /* the kernel's results are wrong too: the access may be the bug */
+	const char *access; /* the conflicted access itself, "load" or "store" (NULL: unknown) */
 } bank_words;
 
 /* What each lane of one warp access does, for the drawn lane -> bank grid: BANK_LANE_INACTIVE

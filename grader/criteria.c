@@ -308,21 +308,23 @@ static void correct_analysis_wrong(const check_opts *o, check_report *rep, int d
 		         f == &rep->an.find[FIND_DATA_RACE][0] ? "a data race" :
 		         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "an uninitialised read" :
 		         "a divergent barrier", f->line);
-	int at = lesson_analysis_tile(o->l);   /* lesson 7: the analysis builds at its own TILE */
-	char where[120] = "";
-	if (at != o->l->tile)
-		snprintf(where, sizeof where, " and TILE (%d; the device's runs are at TILE=%d)", at,
+	char try_[300], at[40] = "";
+	if (f)
+		snprintf(try_, sizeof try_, "fix the finding Oclgrind names (memory_safe / "
+		         "race_free): the result depends on it");
+	else if (ar->tile > 0 && ar->tile != o->l->tile)   /* built at another TILE (lesson.h) */
+		snprintf(try_, sizeof try_, "the analysis builds the kernel at TILE=%d, the runs "
+		         "at TILE=%d: write every size in terms of TILE (a block or tile size written "
+		         "as a number, like 128 or 16 * WPT, is wrong at the other TILE)", ar->tile,
 		         o->l->tile);
-	char other[300];
-	snprintf(other, sizeof other, "write every size in terms of TILE: the analysis builds the "
-	         "kernel at TILE=%d, so a number fixed for TILE=%d where an expression in TILE was "
-	         "meant, or a condition on the size arguments, changes what it does", at,
-	         o->l->tile);
-	crit_set(c, CRIT_FAIL, f ? "fix the finding Oclgrind names (memory_safe / race_free): the "
-	    "result depends on it" : at != o->l->tile ? other : "the kernel must compute the same "
-	    "thing at every size: look for a condition on the size arguments that changes what it "
-	    "does", "wrong at %s, the size%s the Oclgrind analysis ran at (seed %llu)%s: %s%s",
-	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), where, (unsigned long long)o->seed,
+	else
+		snprintf(try_, sizeof try_, "the kernel must compute the same thing at every size: "
+		         "look for a condition on the size arguments that changes what it does");
+	if (ar->tile > 0 && ar->tile != o->l->tile)
+		snprintf(at, sizeof at, " at TILE=%d", ar->tile);
+	crit_set(c, CRIT_FAIL, try_,
+	    "wrong at %s, the size the Oclgrind analysis ran at%s (seed %llu)%s: %s%s",
+	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), at, (unsigned long long)o->seed,
 	    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
 }
 

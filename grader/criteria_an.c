@@ -24,7 +24,8 @@ static int line_has_ternary(const char *source, int line)
 
 /* The first out-of-bounds access Oclgrind found runs under `if (cond)` with no `<=` in it,
  * and its line has no `? :` of its own: the guard stands, the index is what steps out.  Its
- * try into buf; 0 when that is not so. */
+ * try into buf; 0 when that is not so, or when the guard itself is suspect: an `||` (either
+ * side lets a work-item through) or no comparison at all (`if (1)`). */
 static int index_past_guard(const check_opts *o, const char *source, const check_report *rep,
                             char *buf, size_t len)
 {
@@ -34,7 +35,8 @@ static int index_past_guard(const check_opts *o, const char *source, const check
 		return 0;
 	int line = rep->an.find[FIND_OUT_OF_BOUNDS][0].line;
 	if (line <= 0 || !trace_guard_condition(source, line, cond, sizeof cond, &cl) ||
-	    strstr(cond, "<=") || line_has_ternary(source, line))
+	    strstr(cond, "<=") || line_has_ternary(source, line) || strstr(cond, "||") ||
+	    !strpbrk(cond, "<>"))
 		return 0;
 	snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches past "
 	         "the end: the index, not the guard, is wrong -- %s", line, cond, cl,
@@ -60,7 +62,12 @@ void crit_memory(const check_opts *o, const char *source, check_report *rep)
 		}
 	if (crit_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
 		char try_[400], why[1];
-		if (!index_past_guard(o, source, rep, try_, sizeof try_))
+		if (!rep->an.nfind[FIND_OUT_OF_BOUNDS])   /* nothing out of bounds: a value unset */
+			snprintf(try_, sizeof try_, "a value was used before anything wrote it: give "
+			         "every private variable a value before adding into it (a sum starts "
+			         "at 0), and read a __local element only after some work-item has "
+			         "written it and a barrier has passed");
+		else if (!index_past_guard(o, source, rep, try_, sizeof try_))
 			snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
 		for (int i = 0; i < ch->nruns; i++)
 			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */
@@ -166,6 +173,20 @@ static int race_beside_overrun(const check_report *rep)
 	return 0;
 }
 
+/* The first race is two writes of one statement to __local memory (no barrier could order
+ * them: they are in one barrier interval), and nothing runs out of bounds: the loop or index
+ * that shares the cells out gives one cell to two work-items. */
+static int same_cell_writes(const check_report *rep)
+{
+	const check_analysis *an = &rep->an;
+	if (!an->nfind[FIND_DATA_RACE] || an->nfind[FIND_BARRIER_DIVERGENCE] ||
+	    an->nfind[FIND_OUT_OF_BOUNDS])
+		return 0;
+	const check_finding *r = &an->find[FIND_DATA_RACE][0];
+	return (!r->other_line || r->other_line == r->line) &&
+	       strstr(r->message, "Write-write") && strstr(r->message, "local memory");
+}
+
 void crit_races(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_RACE_FREE);
@@ -209,6 +230,11 @@ void crit_races(const check_opts *o, const char *source, check_report *rep)
 		    "launch's work-items index (sized for another work-group), or a condition that "
 		    "lets one too many through (a <= where < was meant), makes two of them touch one "
 		    "element; a barrier cannot fix that", "%s", found);
+	else if (found[0] && same_cell_writes(rep))
+		crit_set(c, CRIT_FAIL, "the loop or index that shares the __local cells out among the "
+		    "work-items gives some cells to two of them (check where it starts and its step: "
+		    "it must step by the number of work-items that share it); a barrier cannot fix "
+		    "that", "%s -- two work-items write one element on the same line", found);
 	else if (found[0])
 		crit_set(c, CRIT_FAIL, "a work-group must pass barrier(CLK_LOCAL_MEM_FENCE) after writing a "
 		    "__local array and before reading it, and again before overwriting it; every "
@@ -227,7 +253,8 @@ void crit_local(const check_opts *o, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_USES_LOCAL);
 	const check_child *ch = &rep->child;
-	int loads = rep->an.summary ? rep->an.local_loads : -1;   /* -1: no analysis */
+	/* -1: no analysis, or one that did not finish (its counts are not the kernel's) */
+	int loads = rep->an.summary && rep->an.state != ANALYSIS_FAILED ? rep->an.local_loads : -1;
 	char msg[400];
 	const char *token_try = NULL;
 	const char *try_ = lesson_say(o->l, KS_LOCAL_TRY);
@@ -268,7 +295,7 @@ static void conflict_fix(const lesson *l, const check_site *w, int banks, int wr
                          size_t len)
 {
 	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), l->kind->tile_2d,
-	                     wrong };
+	                     wrong, w->access[0] ? w->access : NULL };
 	if (w->row_step)   /* the warp's get_local_id(1) lines meet in the banks (bank.h) */
 		bank_fix_rows(w->row_step, banks, w->tile, w->nlanes, w->variable, buf, len);
 	else

@@ -194,9 +194,10 @@ double kind_reduce_bound(int n, int tile, double abs_sum);
 double kind_stencil_at(const float *in, int rows, int cols, int r, int c, double *scale);
 /* Where a stencil's wrong outputs lie (its pattern): within R of the image's edge, within R
  * of a work-group's corner or edge (both, or one dimension), or elsewhere; nan: non-finite;
+ * unwritten: of those, the ones still holding the grader's NaN fill (REF_UNWRITTEN_BITS);
  * first_r/first_c: the first wrong one off the image's edge (-1: none). */
 typedef struct kind_stencil_wrong {
-	int image_edge, corner, group_edge, elsewhere, nan, first_r, first_c;
+	int image_edge, corner, group_edge, elsewhere, nan, first_r, first_c, unwritten;
 } kind_stencil_wrong;
 void kind_stencil_places(const struct ref_problem *p, const float *got, kind_stencil_wrong *w);
 

@@ -244,11 +244,39 @@ static int token_local_blocked(const kind_traffic *t, char *msg, size_t len, con
 	return 1;
 }
 
+/* Right only at sizes far below a group's block (N < TILE * WPT / 4, 17 at TILE=16): most of
+ * the block lies past N there, neither loaded nor stored, so a mistake in its far rows and
+ * columns cannot show, and being right there says nothing about a hard-coded size. */
+static int sizes_blocked(const diag_size *s, int n, int tile, char *extra, size_t elen,
+                         char *try_, size_t tlen)
+{
+	const diag_size *right = NULL;
+	int wrong = 0, block = tile * WPT;
+	for (int i = 0; i < n; i++) {
+		if (s[i].right && s[i].rows * 4 >= block)
+			return 0;
+		if (s[i].right && (!right || s[i].rows > right->rows))
+			right = &s[i];
+		wrong += !s[i].right;
+	}
+	if (!right || !wrong || right->rows <= 1)
+		return 0;
+	snprintf(extra, elen, " -- right only at sizes far smaller than a work-group's %d x %d "
+	         "block (up to %dx%d), where most of the block lies past N: a mistake in its far "
+	         "rows and columns cannot show there", block, block, right->rows, right->cols);
+	snprintf(try_, tlen, "check what only a larger N reaches: a path taken only for whole "
+	         "blocks (float4 loads), every row and column of each work-item's %d x %d block, "
+	         "the band of C on its way out, and every step of k", WPT, WPT);
+	return 1;
+}
+
 const kind kind_matmul_blocked = {
 	.name = "matmul_blocked",
 	/* at TILE=8 (64 x 64 blocks): 17 no whole group; 100 one whole group and partial ones; 200 and
-	 * 256 several of each, and whole ones */
-	.sizes = { {1, 1}, {17, 17}, {100, 100}, {200, 200}, {256, 256} },
+	 * 256 several of each, and whole ones; 132 (at TILE=16, one whole 128 x 128 block) a
+	 * multiple of 4 but not of 8, so a float4 path taken for a whole block meets a last step of
+	 * k that is half outside the matrix (the analysis' sizes are never multiples of 8) */
+	.sizes = { {1, 1}, {17, 17}, {100, 100}, {132, 132}, {200, 200}, {256, 256} },
 	.time_size = {512, 512},
 	.time_size_gpu = {4096, 4096},
 	/* 2 x 2 groups of 64 x 64 at TILE=8, the last row and column partial, so the interior
@@ -262,6 +290,7 @@ const kind kind_matmul_blocked = {
 	                "divides it by TILE * WPT)\n",
 	.fma_count = fma_blocked,
 	.token_local = token_local_blocked,
+	.sizes_pattern = sizes_blocked,
 	.cpu_speed_note = "a CPU has no register file of a GPU's size to hold 64 accumulators per "
 	                  "work-item, and its caches serve the tiles anyway: the predicted H200 time "
 	                  "judges the blocking instead",

@@ -74,6 +74,14 @@ static void element(const ref_problem *p, size_t i, double *expect, double *bnd)
 	*bnd = 0;
 }
 
+/* Does v still hold the grader's NaN fill (ref.h), never written by the kernel? */
+static int unwritten(float v)
+{
+	uint32_t bits;
+	memcpy(&bits, &v, sizeof bits);
+	return bits == REF_UNWRITTEN_BITS;
+}
+
 /* Is v within R of a group's edge (0 <= v % t < R, or >= t - R), the image's own ends apart? */
 static int near_group_edge(int v, int n, int t)
 {
@@ -93,6 +101,7 @@ void kind_stencil_places(const ref_problem *p, const float *got, kind_stencil_wr
 			int image = r < R || r >= p->rows - R || c < R || c >= p->cols - R;
 			int er = near_group_edge(r, p->rows, t), ec = near_group_edge(c, p->cols, t);
 			w->nan += !isfinite(got[i]);
+			w->unwritten += unwritten(got[i]);
 			if (image)
 				w->image_edge++;
 			else if (er && ec)
@@ -122,6 +131,12 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 		         "first at row %d, column %d), every output further in is right: the halo is "
 		         "missing -- each group needs the %d rows and columns around its tile, corners "
 		         "included", R, w.corner + w.group_edge, w.first_r, w.first_c, R);
+	else if (w.image_edge && w.nan && w.unwritten == w.nan)
+		snprintf(buf, len, "only outputs within %d of the image's edge are wrong, and they "
+		         "were never written (still the grader's NaN fill): no work-item stores them "
+		         "-- check which output each work-item writes (row and col, from the group's "
+		         "TILE x TILE outputs, not from the staged block's corner) and the store's "
+		         "guard", R);
 	else if (w.image_edge && w.nan)
 		snprintf(buf, len, "only outputs within %d of the image's edge are wrong, and NaN: "
 		         "the halo reads in outside the image (the grader's guard zones hold NaN) -- "
@@ -172,18 +187,50 @@ static int token_local(const kind_traffic *t, char *msg, size_t len, const char 
 	return 1;
 }
 
+/* Right only at sizes smaller than the box in one dimension (every output's box reaches
+ * outside the image there, so its outer rows or columns are the zeros outside it): such a
+ * size says nothing about a hard-coded size, and a wrong box or staging hides there. */
+static int small_pattern(const diag_size *s, int n, char *extra, size_t elen, char *try_,
+                         size_t tlen)
+{
+	const diag_size *small = NULL;
+	int wrong = 0;
+	for (int i = 0; i < n; i++) {
+		int in_box = s[i].rows <= 2 * R || s[i].cols <= 2 * R;
+		if (s[i].right && !in_box)
+			return 0;
+		if (s[i].right && (!small || small->rows * small->cols == 1))
+			small = &s[i];
+		wrong += !s[i].right;
+	}
+	if (!small || !wrong || small->rows * small->cols == 1)
+		return 0;
+	snprintf(extra, elen, " -- right only at sizes smaller than the %dx%d box in one dimension "
+	         "(%dx%d), where the box's outer rows or columns lie outside the image and count as "
+	         "0 whatever the kernel adds there", 2 * R + 1, 2 * R + 1, small->rows, small->cols);
+	snprintf(try_, tlen, "check that every output adds all %d inputs of its box (dy and dx "
+	         "each from 0 to 2R on the staged block) and that every cell of the (TILE + 2R) x "
+	         "(TILE + 2R) block is staged", TAPS);
+	return 1;
+}
+
 /* Right within one work-group (rows and cols <= TILE: the halo is all zeros outside the
- * image) and wrong with several groups: the halo between groups is missing. */
+ * image) and wrong with several groups: the halo between groups is missing.  Not so when a
+ * size of several whole groups (a multiple of TILE) is right: a missing halo is wrong there
+ * too, and what goes wrong only with a partial group is the edge's (diag_sizes says so). */
 static int sizes_pattern(const diag_size *s, int n, int tile, char *extra, size_t elen,
                          char *try_, size_t tlen)
 {
-	int one_right = 0, one_wrong = 0, many_wrong = 0;
+	int one_right = 0, one_wrong = 0, many_wrong = 0, whole_right = 0;
 	for (int i = 0; i < n; i++) {
 		int one = s[i].rows <= tile && s[i].cols <= tile;
 		one_right += one && s[i].right, one_wrong += one && !s[i].right;
 		many_wrong += !one && !s[i].right;
+		whole_right += !one && s[i].right && s[i].rows % tile == 0 && s[i].cols % tile == 0;
 	}
-	if (!one_right || one_wrong || !many_wrong)
+	if (small_pattern(s, n, extra, elen, try_, tlen))
+		return 1;
+	if (!one_right || one_wrong || !many_wrong || whole_right)
 		return 0;
 	snprintf(extra, elen, " -- right at every size within one work-group (at most %dx%d), "
 	         "where the halo is the zeros outside the image, and wrong with two groups or more, "
@@ -236,9 +283,10 @@ const kind kind_stencil2d = {
 	             "cols floats long)",
 	.mixup_try = "check every use of rows and cols: the row length of in and out is cols",
 	.sizes_pattern = sizes_pattern,
-	.coalesce_try = "let consecutive get_local_id(0) stage consecutive floats of one row of "
-	                "in, for the halo as well as for the tile: a warp is one row of the group, "
-	                "and its 32 lanes should read 32 neighbouring floats",
+	.coalesce_try = "let consecutive get_local_id(0) touch consecutive floats of one row: of "
+	                "in when staging (the halo as well as the tile), of out when storing (col "
+	                "from get_local_id(0)): a warp is one row of the group, and its 32 lanes "
+	                "should use 32 neighbouring floats",
 	.cpu_speed_note = "a CPU's caches already serve the box's repeated reads, as they do the "
 	                  "naive baseline's: staging the halo in __local saves nothing there, and "
 	                  "the kernel can come out faster or slower than the baseline",
