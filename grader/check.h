@@ -24,6 +24,8 @@ enum { CHECK_MAX_RUNS = 12, CHECK_MAX_ANALYSES = 4 };
 typedef struct check_analysis_run {
 	int rows, cols, tile, banks_only;
 	lesson_size lo, hi;       /* the range the size was drawn from (lesson_analysis_size_at) */
+	int findings_only;        /* a multiple of the kernel's divisibility test (ptrcheck_size.c):
+	                             its findings and its output count, not its sites */
 } check_analysis_run;
 
 typedef struct check_opts {

@@ -222,6 +222,28 @@ static int internal_error(cJSON *summary, const char *what)
 	return 0;
 }
 
+/* n rounded up to a multiple of d (a dimension of 1 stays 1: a 1-D kind's rows). */
+static int multiple_above(int n, int d)
+{
+	return n <= 1 ? n : (n + d - 1) / d * d;
+}
+
+/* A kernel that tests its size's divisibility by 2^k (ptrcheck_size.c) takes one branch at
+ * every size of the analysis (odd) and the other at the GPU's: one more run, at the first
+ * multiple of the largest 2^k above the range's start, where its findings and its output are
+ * judged (its sites would count twice beside run 0's). */
+static void divisible_run(check_report *rep, int tile)
+{
+	if (!rep->size_div_mask || rep->nanalyses >= CHECK_MAX_ANALYSES)
+		return;
+	int d = 1 << (31 - __builtin_clz(rep->size_div_mask));
+	const check_analysis_run *r0 = &rep->analyses[0];
+	check_analysis_run *r = &rep->analyses[rep->nanalyses++];
+	*r = *r0;
+	r->rows = multiple_above(r0->lo.rows, d), r->cols = multiple_above(r0->lo.cols, d);
+	r->tile = tile, r->banks_only = 0, r->findings_only = 1;
+}
+
 /* The runs: the seeded edge size at the lesson's TILE; with a TILE sweep, a banks-only run at
  * every other TILE of it (bank conflicts depend on TILE: a row of 32 floats is conflict-free
  * at TILE=32 and 4-way at TILE=8), each at its own size (lesson_analysis_size_at). */
@@ -239,6 +261,7 @@ static void analysis_plan(const check_opts *o, check_report *rep)
 		s = lesson_analysis_size_at(l, o->seed, l->tiles[i], &r->lo, &r->hi);
 		r->rows = s.rows, r->cols = s.cols, r->tile = l->tiles[i], r->banks_only = 1;
 	}
+	divisible_run(rep, at);
 }
 
 /* Start the analysis child, or say in rep->analysis_note why there is none. */
@@ -295,6 +318,8 @@ static cJSON *read_traces(const check_an *a, int n, int *all)
 		*all = *all && run;
 		if (run && !merged)
 			merged = trace_merge_first(run);
+		else if (run && a->c.rep->analyses[i].findings_only)
+			trace_merge_findings(merged, run);
 		else if (run)
 			trace_merge(merged, run);
 		cJSON_Delete(run);

@@ -547,10 +547,16 @@ static void size_tests(const check_opts *o, check_report *rep)
 	int general = rep->size_tests || rep->group_tests;
 	int d = rep->size_div_mask ? 1 << (31 - __builtin_clz(rep->size_div_mask)) : 0;
 	if (d && rep->nanalyses && (rep->analyses[0].rows % d || rep->analyses[0].cols % d)) {
+		const check_analysis_run *m = &rep->analyses[rep->nanalyses - 1];
+		char also[160] = "";
+		if (m->findings_only)
+			snprintf(also, sizeof also, "the analysis ran at %s too, a multiple, for its races, "
+			         "out-of-bounds and uninitialised accesses and its results; but ",
+			         KIND_SIZE(o->l->kind, m->rows, m->cols));
 		snprintf(rep->size_note, sizeof rep->size_note, "the kernel tests whether its size is "
-		         "a multiple of %d at %s: the analysis runs at sizes that are not (%s), so the "
-		         "branch taken at multiples (the GPU's size, and most sizes a course uses) was "
-		         "never checked for races, bank conflicts or coalescing", d, rep->size_div_at,
+		         "a multiple of %d at %s: %sits bank conflicts and coalescing are those of %s, "
+		         "which is not, so the branch a GPU's size takes was not checked for them", d,
+		         rep->size_div_at, also,
 		         KIND_SIZE(o->l->kind, rep->analyses[0].rows, rep->analyses[0].cols));
 	}
 	if ((!general && !div) || !rep->nanalyses)

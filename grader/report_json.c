@@ -116,6 +116,8 @@ static void json_analysis(cJSON *root, const check_report *rep)
 		cJSON_AddNumberToObject(o, "rows", rep->analyses[i].rows);
 		cJSON_AddNumberToObject(o, "cols", rep->analyses[i].cols);
 		cJSON_AddNumberToObject(o, "tile", rep->analyses[i].tile);
+		if (rep->analyses[i].findings_only)   /* check_an.c divisible_run */
+			cJSON_AddBoolToObject(o, "findings_only", 1);
 		cJSON_AddItemToObject(o, "range_lo", size_pair(rep->analyses[i].lo.rows, rep->analyses[i].lo.cols));
 		cJSON_AddItemToObject(o, "range_hi", size_pair(rep->analyses[i].hi.rows, rep->analyses[i].hi.cols));
 		cJSON_AddItemToArray(sizes, o);

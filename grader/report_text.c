@@ -146,17 +146,21 @@ static void text_analysis_sizes(FILE *f, const check_report *rep)
 	fprintf(f, "\n%sanalysis%s under Oclgrind at", C_BOLD, C_END);
 	const kind *k = l->kind;
 	for (int i = 0; i < rep->nanalyses; i++)
-		fprintf(f, "%s %s (TILE=%d)", i ? "," : "", KIND_SIZE(k, rep->analyses[i].rows,
-		        rep->analyses[i].cols), rep->analyses[i].tile);
+		fprintf(f, "%s %s (TILE=%d%s)", i ? "," : "", KIND_SIZE(k, rep->analyses[i].rows,
+		        rep->analyses[i].cols), rep->analyses[i].tile, rep->analyses[i].findings_only ?
+		        "; for the kernel's multiple-of test: findings and results only" : "");
 	fprintf(f, "%s: drawn from seed %llu within %s..%s", C_DIM,
 	        (unsigned long long)rep->opts.seed,
 	        KIND_SIZE(k, rep->analyses[0].lo.rows, rep->analyses[0].lo.cols),
 	        KIND_SIZE(k, rep->analyses[0].hi.rows, rep->analyses[0].hi.cols));
 	for (int i = 1; i < rep->nanalyses; i++)
-		fprintf(f, " (%s..%s at TILE=%d)", KIND_SIZE(k, rep->analyses[i].lo.rows,
-		        rep->analyses[i].lo.cols), KIND_SIZE(k, rep->analyses[i].hi.rows,
-		        rep->analyses[i].hi.cols), rep->analyses[i].tile);
-	fprintf(f, ", never a multiple of TILE, so edge work-items exist%s\n", C_END);
+		if (!rep->analyses[i].findings_only)
+			fprintf(f, " (%s..%s at TILE=%d)", KIND_SIZE(k, rep->analyses[i].lo.rows,
+			        rep->analyses[i].lo.cols), KIND_SIZE(k, rep->analyses[i].hi.rows,
+			        rep->analyses[i].hi.cols), rep->analyses[i].tile);
+	int multiple = rep->analyses[rep->nanalyses - 1].findings_only;
+	fprintf(f, ", never a multiple of TILE%s, so edge work-items exist%s\n",
+	        multiple ? " (but the multiple-of run)" : "", C_END);
 }
 
 static void text_occupancy(FILE *f, const check_report *rep)

@@ -121,6 +121,9 @@ struct cJSON *trace_summary(trace *t);
  * with their counts added; byte counts, groups and messages add up; "complete" holds when
  * every run completed; "runs" lists each run's work-group geometry. */
 void trace_merge(struct cJSON *into, const struct cJSON *run);
+/* Only run's findings (counts added) and its completeness into into: a run whose sites would
+ * count its accesses twice (check_an.c, a kernel's divisible size). */
+void trace_merge_findings(struct cJSON *into, const struct cJSON *run);
 
 /* A merged summary holding one run: a deep copy of run, its sites tagged with their tile. */
 struct cJSON *trace_merge_first(const struct cJSON *run);

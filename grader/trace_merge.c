@@ -175,6 +175,23 @@ trace_merge_first(const cJSON *run)
 }
 
 void
+trace_merge_findings(cJSON *into, const cJSON *run)
+{
+	static const char *finding_keys[] = { "kind", "line", "column", "other_line", "other_column",
+	                                      "variable", NULL };
+	cJSON *fdst = cJSON_GetObjectItemCaseSensitive(into, "findings"), *x;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(run, "findings")) {
+		cJSON *same = find_row(fdst, x, finding_keys);
+		if (same)
+			add_num(same, "count", jnum(x, "count"));
+		else if (fdst)
+			cJSON_AddItemToArray(fdst, cJSON_Duplicate(x, 1));
+	}
+	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(run, "complete")))
+		cJSON_ReplaceItemInObjectCaseSensitive(into, "complete", cJSON_CreateFalse());
+}
+
+void
 trace_merge(cJSON *into, const cJSON *run)
 {
 	static const char *site_keys[] = { "line", "column", "variable", "access", "tile", NULL };
