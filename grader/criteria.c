@@ -237,6 +237,40 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 
 /* correct: the first wrong run's pattern, and the cause the sizes, the output or the
  * interpreter point at. */
+/* The kernel tests its size's divisibility by some 2^k (ptrcheck_size.c), and the native
+ * runs are wrong exactly at the sizes that are multiples of it: the branch it picks there is
+ * what is wrong, not a hard-coded size or the edges.  1 with extra and try_ written. */
+static int divisible_wrong(const check_opts *o, const check_report *rep, char *extra,
+                           size_t elen, char *try_, size_t tlen)
+{
+	const check_child *ch = &rep->child;
+	for (int k = 16; k >= 1; k--)
+		for (int at_multiples = 1; at_multiples >= 0; at_multiples--) {
+			int d = 1 << k, wrong = 0, right = 0, fits = 1;
+			if (!(rep->size_div_mask & (1u << k)))
+				continue;
+			for (int i = 0; i < ch->nruns && fits; i++) {
+				const check_run *r = &ch->runs[i];
+				if (!r->done || (long)r->rows * r->cols == 1)
+					continue;   /* one element hides most mistakes: it tells no branch */
+				int multiple = r->cols % d == 0 && (o->l->kind->dims == 1 || r->rows % d == 0);
+				int bad = !r->cmp.passed;
+				fits = (multiple == at_multiples) == bad;
+				wrong += bad, right += !bad;
+			}
+			if (!fits || !wrong || !right)
+				continue;
+			const char *where = at_multiples ? "a multiple" : "no multiple";
+			snprintf(extra, elen, " -- wrong at every size that is %s of %d and right at every "
+			         "other: the branch your test at %s takes there is what is wrong (no size "
+			         "is hard-coded)", where, d, rep->size_div_at);
+			snprintf(try_, tlen, "check the code the test at %s picks when the size is %s of "
+			         "%d, against the other branch, which is right", rep->size_div_at, where, d);
+			return 1;
+		}
+	return 0;
+}
+
 static void correct_wrong(const check_opts *o, const char *source, check_report *rep,
                           const check_run *bad, int findings)
 {
@@ -269,7 +303,7 @@ static void correct_wrong(const check_opts *o, const char *source, check_report 
 	} else if (bad->reads_output)
 		diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
 		                  sizeof try_);
-	else
+	else if (!divisible_wrong(o, rep, extra, sizeof extra, try_, sizeof try_))
 		diag_sizes(o->l, sizes, ns, bad->tile, extra, sizeof extra, try_, sizeof try_);
 	/* PoCL miscompiles a barrier inside an if that every work-item takes; Oclgrind,
 	 * which follows the OpenCL rules, then computes the right result (verified) */

@@ -1,6 +1,7 @@
 /* criteria_an.c — the criteria judged from the Oclgrind analysis (criteria.h): memory_safe,
  * race_free, uses_local, conflict_free, coalesced, from the typed analysis (rep->an) and the
  * tracer's summary.  Pure decisions: no OpenCL, no printing. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -26,6 +27,33 @@ static int line_has_ternary(const char *source, int line)
  * and its line has no `? :` of its own: the guard stands, the index is what steps out.  Its
  * try into buf; 0 when that is not so, or when the guard itself is suspect: an `||` (either
  * side lets a work-item through) or no comparison at all (`if (1)`). */
+/* Is word w in s, not as part of a longer name? */
+static int has_word(const char *s, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = strstr(s, w); p; p = strstr(p + 1, w)) {
+		int before = p > s && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+		if (!before && !after)
+			return 1;
+	}
+	return 0;
+}
+
+/* A guard of two comparisons or more that names only one of a kind's several extents
+ * (`row < cols && col < cols` where the kind has rows and cols): the guard is suspect. */
+static int guard_mixes_extents(const kind *k, const char *cond)
+{
+	int first = k->n_inputs > 0 ? k->n_inputs + 1 : 2, extents = 0, named = 0, cmps = 0;
+	for (int i = first; i < KIND_MAX_SCALARS + 4 && k->args[i]; i++) {
+		extents++;
+		named += has_word(cond, k->args[i]);
+	}
+	for (const char *p = cond; *p; p++)
+		cmps += *p == '<' || *p == '>';
+	return extents >= 2 && named == 1 && cmps >= 2;
+}
+
 static int index_past_guard(const check_opts *o, const char *source, const check_report *rep,
                             char *buf, size_t len)
 {
@@ -36,7 +64,7 @@ static int index_past_guard(const check_opts *o, const char *source, const check
 	int line = rep->an.find[FIND_OUT_OF_BOUNDS][0].line;
 	if (line <= 0 || !trace_guard_condition(source, line, cond, sizeof cond, &cl) ||
 	    strstr(cond, "<=") || line_has_ternary(source, line) || strstr(cond, "||") ||
-	    !strpbrk(cond, "<>"))
+	    !strpbrk(cond, "<>") || guard_mixes_extents(o->l->kind, cond))
 		return 0;
 	snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches past "
 	         "the end: the index, not the guard, is wrong -- %s", line, cond, cl,
