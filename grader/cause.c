@@ -31,7 +31,8 @@ static void cause_of_findings(check_report *rep, check_cause *c)
 	memset(c, 0, sizeof *c);
 	int local_races = an->nfind[FIND_DATA_RACE] - an->races_global, local_oob = 0;
 	for (int i = 0; i < an->nfind[FIND_OUT_OF_BOUNDS] && i < CHECK_FIND_KEEP; i++)
-		local_oob |= strstr(an->find[FIND_OUT_OF_BOUNDS][i].message, "local memory") != NULL;
+		local_oob |= strstr(an->find[FIND_OUT_OF_BOUNDS][i].message, "local memory") != NULL ||
+		             strstr(an->find[FIND_OUT_OF_BOUNDS][i].message, "exceeds static array");
 	/* an index past a __local array lands in the next row's cells, or another work-item's:
 	 * the race Oclgrind reports beside it follows from the overrun (l6_tile_for_16.cl) */
 	if (local_oob && failed(rep, CRIT_MEMORY_SAFE))
