@@ -151,6 +151,7 @@ static void discover(void)
 			continue;
 		char path[300];
 		snprintf(path, sizeof path, "tests/fixtures/%s", e->d_name);
+		memset(&fx[nfx], 0, sizeof fx[nfx]);   /* a slot a filtered-out fixture filled */
 		if (parse_fixture(path, &fx[nfx]) &&
 		    (only || (fx[nfx].lesson[0] && strchr(FIXTURE_LESSONS, fx[nfx].lesson[0]))))
 			nfx++;
