@@ -541,22 +541,33 @@ void check_an_finish(check_report *rep, check_an *a)
 }
 
 
-int check_an_model_control(check_report *rep, check_an *a)
+/* The lesson's solution through the analysis child, within timeout_s: every planned run
+ * (model 0), or the model's launches alone (model_only: the same ones as the kernel's had,
+ * the baseline's too unless it was kept).  0, or -1 when there is no solution to run. */
+static int control_run(check_an *a, int model_only, double timeout_s, sandbox_status *st)
 {
-	const check_opts *o = a->c.o;
-	char *sol = check_prep_solution(o);
+	char *sol = check_prep_solution(a->c.o);
 	if (!sol)
 		return -1;
 	check_ctx k = a->c;
 	for (int i = 0; i < k.npre; i++)
 		k.pre[i] = sol;
 	k.unoptimised = 0;
-	k.model_only = 1;
-	/* the same launches as the kernel's had (the baseline's too, unless it was kept) */
+	k.model_only = model_only;
+	if (!model_only)
+		k.model = 0;
 	sandbox_limits lim = a->lim;
-	lim.timeout_s = a->model_s;
+	lim.timeout_s = timeout_s;
+	sandbox_run(analysis_main, &k, &lim, st);
+	free(sol);
+	return 0;
+}
+
+int check_an_model_control(check_report *rep, check_an *a)
+{
 	sandbox_status st;
-	sandbox_run(analysis_main, &k, &lim, &st);
+	if (control_run(a, 1, a->model_s, &st) != 0)
+		return -1;
 	int ok = st.end == SANDBOX_EXITED && st.code == 0 && gpum_run_marked(a->dir);
 	for (int i = 0; i < CHECK_MODEL_RUNS; i++) {
 		char path[4300];
@@ -564,26 +575,16 @@ int check_an_model_control(check_report *rep, check_an *a)
 		unlink(path);
 	}
 	unlink(a->log);
-	free(sol);
 	(void)rep;
 	return ok ? 1 : -1;
 }
 
 int check_an_control(check_report *rep, check_an *a)
 {
-	const check_opts *o = a->c.o;
-	char *sol = check_prep_solution(o);
-	if (!sol)
-		return -1;
-	check_ctx k = a->c;
-	for (int i = 0; i < k.npre; i++)
-		k.pre[i] = sol;
-	k.unoptimised = k.model = 0;
-	sandbox_limits lim = a->lim;
-	lim.timeout_s = o->timeout_s;
 	sandbox_status st;
 	int all = 0;
-	sandbox_run(analysis_main, &k, &lim, &st);
+	if (control_run(a, 0, a->c.o->timeout_s, &st) != 0)
+		return -1;
 	cJSON *t = read_traces(a, rep->nanalyses, &all);
 	int ok = st.end == SANDBOX_EXITED && st.code == 0 && t && all &&
 	         cJSON_IsTrue(cJSON_GetObjectItem(t, "complete"));
@@ -594,6 +595,5 @@ int check_an_control(check_report *rep, check_an *a)
 		unlink(path);
 	}
 	unlink(a->log);
-	free(sol);
 	return ok ? 1 : -1;
 }

@@ -195,8 +195,6 @@ void
 trace_merge(cJSON *into, const cJSON *run)
 {
 	static const char *site_keys[] = { "line", "column", "variable", "access", "tile", NULL };
-	static const char *finding_keys[] = { "kind", "line", "column", "other_line", "other_column",
-	                                      "variable", NULL };
 	static const char *lists[] = { "local_sites", "global_sites" };
 	cJSON *r = cJSON_Duplicate(run, 1), *x, *next;
 
@@ -215,14 +213,7 @@ trace_merge(cJSON *into, const cJSON *run)
 				cJSON_AddItemToArray(dst, cJSON_Duplicate(x, 1));
 		}
 	}
-	cJSON *fdst = cJSON_GetObjectItemCaseSensitive(into, "findings");
-	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r, "findings")) {
-		cJSON *same = find_row(fdst, x, finding_keys);
-		if (same)
-			add_num(same, "count", jnum(x, "count"));
-		else if (fdst)
-			cJSON_AddItemToArray(fdst, cJSON_Duplicate(x, 1));
-	}
+	trace_merge_findings(into, r);   /* and the completeness */
 	cJSON *vdst = cJSON_GetObjectItemCaseSensitive(into, "local_variables");
 	static const char *name_key[] = { "name", NULL };
 	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(r, "local_variables")) {
@@ -241,8 +232,6 @@ trace_merge(cJSON *into, const cJSON *run)
 	static const char *sums[] = { "groups_run", "groups_priced", "messages", "findings_dropped" };
 	for (size_t i = 0; i < sizeof sums / sizeof sums[0]; i++)
 		add_num(into, sums[i], jnum(r, sums[i]));
-	if (!cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "complete")))
-		cJSON_ReplaceItemInObjectCaseSensitive(into, "complete", cJSON_CreateFalse());
 	cJSON *runs = cJSON_GetObjectItemCaseSensitive(into, "runs");
 	if (runs == NULL)
 		runs = cJSON_AddArrayToObject(into, "runs");
