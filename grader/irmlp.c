@@ -3,7 +3,7 @@
 
 #include "irmlp.h"
 
-typedef struct { const void *inst; int group; } irmlp_load;
+typedef struct { const void *inst; int group, times; } irmlp_load;
 
 struct irmlp {
 	const void **taint;       /* values that depend on a load of the open group */
@@ -11,6 +11,7 @@ struct irmlp {
 	int open_from;            /* loads[open_from..nloads) form the open group */
 	irmlp_load *loads;
 	int nloads, caploads;
+	int times;                /* what the next load counts (irmlp_times); 0 means 1 */
 };
 
 static void *grow(void *p, size_t elem, int *cap, int need)
@@ -46,12 +47,19 @@ void irmlp_free(irmlp *m)
 
 void irmlp_reset(irmlp *m)
 {
-	m->ntaint = m->nloads = m->open_from = 0;
+	m->ntaint = m->nloads = m->open_from = m->times = 0;
+}
+
+void irmlp_times(irmlp *m, int times)
+{
+	m->times = times > 1 ? times : 0;
 }
 
 static void close_group(irmlp *m)
 {
-	int n = m->nloads - m->open_from;
+	int n = 0;
+	for (int i = m->open_from; i < m->nloads; i++)
+		n += m->loads[i].times;
 	for (int i = m->open_from; i < m->nloads; i++)
 		m->loads[i].group = n;
 	m->open_from = m->nloads;
@@ -80,6 +88,8 @@ void irmlp_step(irmlp *m, irmlp_op op, const void *inst, const void *const *ops,
 		if (n != 1 || tainted(m, ops, n))
 			close_group(m);
 		break;
+	case IRMLP_BLOCK_JOIN:
+		break;
 	case IRMLP_BLOCK:
 	case IRMLP_FENCE:
 		close_group(m);
@@ -88,7 +98,7 @@ void irmlp_step(irmlp *m, irmlp_op op, const void *inst, const void *const *ops,
 		if (tainted(m, ops, n))
 			close_group(m);
 		m->loads = grow(m->loads, sizeof *m->loads, &m->caploads, m->nloads + 1);
-		m->loads[m->nloads++] = (irmlp_load){ inst, 0 };
+		m->loads[m->nloads++] = (irmlp_load){ inst, 0, m->times ? m->times : 1 };
 		taint(m, inst);
 		break;
 	case IRMLP_OTHER:

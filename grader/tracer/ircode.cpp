@@ -4,6 +4,10 @@
 #include <oclgrind/common.h>
 
 #include <llvm/IR/BasicBlock.h>
+#include <llvm/Analysis/LoopInfo.h>
+#include <llvm/IR/CFG.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Dominators.h>
 #include <llvm/IR/DebugInfoMetadata.h>
 #include <llvm/IR/DebugLoc.h>
 #include <llvm/IR/Function.h>
@@ -22,20 +26,98 @@ using namespace oclgrind;
 namespace
 {
 
-// The condition of a short `if` whose body is bb, or null: bb's one predecessor is prev, the
-// block laid out just before it, which branches on that condition to bb or to bb's one
-// successor.  A GPU compiler predicates such a body (CUDA C Programming Guide, "Branch
-// predication"), so its loads issue with prev's (irmlp.h, IRMLP_BLOCK_IF).
-const void* predicable(const llvm::BasicBlock* prev, const llvm::BasicBlock* bb)
+// The condition on which bb runs, or null: bb's one predecessor is prev, the block laid out
+// just before it, which branches on that condition to bb or elsewhere: the body of a short
+// `if` (its other target is where the body rejoins) or a copy of an unrolled loop's body (its
+// other target is the loop's exit).  A GPU compiler predicates such code (CUDA C Programming
+// Guide, "Branch predication"), so bb's loads issue with prev's (irmlp.h, IRMLP_BLOCK_IF).
+const void* guarded(const llvm::BasicBlock* prev, const llvm::BasicBlock* bb)
 {
-  if (!prev || bb->getSinglePredecessor() != prev || !bb->getSingleSuccessor())
+  if (!prev || bb->getSinglePredecessor() != prev)
     return nullptr;
   const llvm::BranchInst* br = llvm::dyn_cast<llvm::BranchInst>(prev->getTerminator());
-  if (!br || !br->isConditional())
-    return nullptr;
-  const llvm::BasicBlock* other =
-      br->getSuccessor(0) == bb ? br->getSuccessor(1) : br->getSuccessor(0);
-  return other == bb->getSingleSuccessor() ? br->getCondition() : nullptr;
+  return br && br->isConditional() ? br->getCondition() : nullptr;
+}
+
+// Does bb rejoin the short `if` whose body, ifBody, is laid out just before it: its two
+// predecessors that body and the body's head, the body going on to bb alone?
+bool rejoins(const llvm::BasicBlock* ifBody, const llvm::BasicBlock* bb)
+{
+  if (!ifBody || ifBody->getSingleSuccessor() != bb || !bb->hasNPredecessors(2))
+    return false;
+  const llvm::BasicBlock* head = ifBody->getSinglePredecessor();
+  for (const llvm::BasicBlock* p : llvm::predecessors(bb))
+    if (p != ifBody && p != head)
+      return false;
+  return true;
+}
+
+// A loop a GPU's compiler unrolls whole: at most this many turns, fixed at compile time.
+const int kUnrollTurns = 16;
+
+// The turns of loop l when they are a constant (`for (k = 0; k < 4; k++)`: its header's
+// integer phi starts at a constant, steps by one, and the exit test compares it, or its next
+// value, with a constant), else 0.  Only the forms clang emits for such loops.
+int constantTurns(const llvm::Loop* l)
+{
+  const llvm::BasicBlock* exiting = l->getExitingBlock();
+  const llvm::BranchInst* br =
+      exiting ? llvm::dyn_cast<llvm::BranchInst>(exiting->getTerminator()) : nullptr;
+  const llvm::ICmpInst* cmp =
+      br && br->isConditional() ? llvm::dyn_cast<llvm::ICmpInst>(br->getCondition()) : nullptr;
+  const llvm::ConstantInt* bound =
+      cmp ? llvm::dyn_cast<llvm::ConstantInt>(cmp->getOperand(1)) : nullptr;
+  if (!bound)
+    return 0;
+  for (const llvm::PHINode& phi : l->getHeader()->phis())
+  {
+    if (phi.getNumIncomingValues() != 2 || !phi.getType()->isIntegerTy())
+      continue;
+    const llvm::ConstantInt* start = nullptr;
+    const llvm::BinaryOperator* next = nullptr;
+    for (unsigned i = 0; i < 2; i++)
+      if (l->contains(phi.getIncomingBlock(i)))
+        next = llvm::dyn_cast<llvm::BinaryOperator>(phi.getIncomingValue(i));
+      else
+        start = llvm::dyn_cast<llvm::ConstantInt>(phi.getIncomingValue(i));
+    const llvm::ConstantInt* step =
+        next && next->getOpcode() == llvm::Instruction::Add && next->getOperand(0) == &phi
+            ? llvm::dyn_cast<llvm::ConstantInt>(next->getOperand(1)) : nullptr;
+    if (!start || !step || (cmp->getOperand(0) != &phi && cmp->getOperand(0) != next))
+      continue;
+    // run the test as the loop does: the turns while it stays in the loop
+    bool stayOnTrue = l->contains(br->getSuccessor(0));
+    long long v = start->getSExtValue(), b = bound->getSExtValue(), d = step->getSExtValue();
+    int turns = 0;
+    for (; turns <= kUnrollTurns; turns++, v += d)
+    {
+      long long tested = cmp->getOperand(0) == next ? v + d : v;
+      llvm::APInt ta(64, (uint64_t)tested, true), ba(64, (uint64_t)b, true);
+      bool r = llvm::ICmpInst::compare(ta, ba, cmp->getPredicate());
+      if (r != stayOnTrue)
+        break;
+    }
+    // a test after the body (a rotated loop) runs the body once more than it stays
+    if (cmp->getOperand(0) == next || exiting != l->getHeader())
+      turns++;
+    return turns >= 2 && turns <= kUnrollTurns ? turns : 0;
+  }
+  return 0;
+}
+
+// What bb's loads count (irmlp_times): the product of the turns of the loops around it that a
+// GPU's compiler unrolls, from the innermost out to the first one it does not; 1 outside them.
+int unrolledTimes(const llvm::LoopInfo& li, const llvm::BasicBlock* bb)
+{
+  int times = 1;
+  for (const llvm::Loop* l = li.getLoopFor(bb); l; l = l->getParentLoop())
+  {
+    int t = constantTurns(l);
+    if (!t || times * t > kUnrollTurns * 4)
+      break;
+    times *= t;
+  }
+  return times;
 }
 
 irmlp_op codeOp(const llvm::Instruction& inst)
@@ -72,11 +154,25 @@ void walkCode(irmlp* m, const llvm::Function* f)
   if (!m || !f)
     return;
   std::vector<const void*> ops;
+  llvm::DominatorTree dt(const_cast<llvm::Function&>(*f));
+  llvm::LoopInfo li(dt);
   const llvm::BasicBlock* prev = nullptr;
+  const llvm::BasicBlock* ifBody = nullptr;   // prev, when it went on with its head's group
   for (const llvm::BasicBlock& bb : *f)
   {
-    const void* cond = predicable(prev, &bb);
-    irmlp_step(m, cond ? IRMLP_BLOCK_IF : IRMLP_BLOCK, &bb, &cond, cond ? 1 : 0);
+    int times = unrolledTimes(li, &bb);
+    // in a loop unrolled whole every block is straight code: it goes on with the group, on
+    // the condition it is entered on, if any
+    const llvm::BasicBlock* from = times > 1 ? bb.getSinglePredecessor() : prev;
+    const void* cond = guarded(from, &bb);
+    irmlp_times(m, times);
+    if (cond)
+      irmlp_step(m, IRMLP_BLOCK_IF, &bb, &cond, 1);
+    else if (times > 1 || rejoins(ifBody, &bb))
+      irmlp_step(m, IRMLP_BLOCK_JOIN, &bb, nullptr, 0);
+    else
+      irmlp_step(m, IRMLP_BLOCK, &bb, nullptr, 0);
+    ifBody = cond ? &bb : nullptr;
     prev = &bb;
     for (const llvm::Instruction& inst : bb)
     {

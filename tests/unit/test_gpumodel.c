@@ -94,6 +94,58 @@ START_TEST(test_mlp_predicated_if)
 }
 END_TEST
 
+START_TEST(test_mlp_guarded_chain)
+{
+	/* if (i < n) a0 += in[i]; if (i + g < n) a1 += in[i + g]; ...: each body and the block
+	 * where it rejoins go on with the open group (four loads, one group), and a phi merging a
+	 * body's load stays tainted: a guard that reads it closes the group */
+	irmlp *m = irmlp_new();
+	irmlp_step(m, IRMLP_BLOCK, V(0), NULL, 0);            /* the loop's head */
+	for (int k = 0; k < 4; k++) {
+		const void *cond[] = { V(20 + k) };
+		irmlp_step(m, IRMLP_OTHER, V(20 + k), NULL, 0);   /* i + k*g < n */
+		irmlp_step(m, IRMLP_BLOCK_IF, V(30 + k), cond, 1);
+		irmlp_step(m, IRMLP_LOAD, V(10 + k), NULL, 0);
+		irmlp_step(m, IRMLP_BLOCK_JOIN, V(40 + k), NULL, 0);
+		const void *phi[] = { V(10 + k) };
+		irmlp_step(m, IRMLP_OTHER, V(50 + k), phi, 1);    /* a_k = phi(a_k + load, a_k) */
+	}
+	/* a guard on the merged value: if (a3 > 0) x += in[j] */
+	const void *g[] = { V(53) };
+	irmlp_step(m, IRMLP_BLOCK_IF, V(60), g, 1);
+	irmlp_step(m, IRMLP_LOAD, V(61), NULL, 0);
+	irmlp_end(m);
+	for (int k = 0; k < 4; k++)
+		ck_assert_int_eq(irmlp_of(m, V(10 + k)), 4);
+	ck_assert_int_eq(irmlp_of(m, V(61)), 1);
+	irmlp_free(m);
+}
+END_TEST
+
+START_TEST(test_mlp_unrolled_loop)
+{
+	/* for (k = 0; k < 4; k++) if (i + k*g < n) a[k] += in[i + k*g], a loop a GPU's compiler
+	 * unrolls: its one load counts 4 times; after it, a runtime loop's load counts once */
+	irmlp *m = irmlp_new();
+	irmlp_step(m, IRMLP_BLOCK, V(0), NULL, 0);
+	irmlp_times(m, 4);
+	irmlp_step(m, IRMLP_BLOCK_JOIN, V(1), NULL, 0);       /* the unrolled loop's head */
+	irmlp_step(m, IRMLP_LOAD, V(2), NULL, 0);
+	irmlp_times(m, 1);
+	irmlp_step(m, IRMLP_BLOCK, V(3), NULL, 0);            /* a runtime loop's head */
+	irmlp_step(m, IRMLP_LOAD, V(4), NULL, 0);
+	irmlp_end(m);
+	ck_assert_int_eq(irmlp_of(m, V(2)), 4);
+	ck_assert_int_eq(irmlp_of(m, V(4)), 1);
+	irmlp_reset(m);                                       /* the next kernel starts at 1 */
+	irmlp_step(m, IRMLP_BLOCK, V(0), NULL, 0);
+	irmlp_step(m, IRMLP_LOAD, V(5), NULL, 0);
+	irmlp_end(m);
+	ck_assert_int_eq(irmlp_of(m, V(5)), 1);
+	irmlp_free(m);
+}
+END_TEST
+
 /* ---- gpum_predict ------------------------------------------------------------------------ */
 
 static cJSON *gsite(int line, const char *access, double accesses, double winstr, double lanes,
@@ -263,6 +315,8 @@ static Suite *gpumodel_suite(void)
 	tcase_add_test(tc, test_mlp_independent);
 	tcase_add_test(tc, test_mlp_dependent_and_fences);
 	tcase_add_test(tc, test_mlp_predicated_if);
+	tcase_add_test(tc, test_mlp_guarded_chain);
+	tcase_add_test(tc, test_mlp_unrolled_loop);
 	tcase_add_test(tc, test_naive_matmul);
 	tcase_add_test(tc, test_reduction_loads_in_flight);
 	tcase_add_test(tc, test_warp_efficiency_lines);
