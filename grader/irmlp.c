@@ -101,6 +101,10 @@ void irmlp_step(irmlp *m, irmlp_op op, const void *inst, const void *const *ops,
 		m->loads[m->nloads++] = (irmlp_load){ inst, 0, m->times ? m->times : 1 };
 		taint(m, inst);
 		break;
+	case IRMLP_STORE:
+		if (n == 2 && tainted(m, ops, 1))
+			taint(m, ops[1]);
+		break;
 	case IRMLP_OTHER:
 		if (tainted(m, ops, n))
 			taint(m, inst);

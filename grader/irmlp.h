@@ -41,9 +41,14 @@ typedef enum {
 	                       a value merged from the body's loads stays tainted (a phi reads
 	                       them) */
 	IRMLP_LOAD,         /* a __global or __constant load                                   */
+	IRMLP_STORE,        /* a store to private or __local memory (ops: the value stored, then
+	                       the variable stored to): a value that needs a load of the group
+	                       taints the variable, so that what is read back from it does too
+	                       (a load whose address goes through a private array still waits) */
 	IRMLP_FENCE,        /* a call (barrier, function) or a __global store: loads after it
 	                       are not hoisted above it                                        */
-	IRMLP_OTHER         /* anything else                                                   */
+	IRMLP_OTHER         /* anything else (a private or __local load: ops include the variable
+	                       read)                                                           */
 } irmlp_op;
 
 typedef struct irmlp irmlp;

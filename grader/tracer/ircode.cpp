@@ -5,6 +5,7 @@
 
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Dominators.h>
@@ -17,6 +18,7 @@
 #include <llvm/IR/Value.h>
 #include <llvm/Support/Casting.h>
 
+#include <set>
 #include <vector>
 
 #include "ircode.h"
@@ -50,6 +52,20 @@ bool rejoins(const llvm::BasicBlock* ifBody, const llvm::BasicBlock* bb)
     if (p != ifBody && p != head)
       return false;
   return true;
+}
+
+irmlp_op codeOp(const llvm::Instruction& inst)
+{
+  if (const llvm::LoadInst* l = llvm::dyn_cast<llvm::LoadInst>(&inst))
+  {
+    unsigned as = l->getPointerAddressSpace();
+    return as == AddrSpaceGlobal || as == AddrSpaceConstant ? IRMLP_LOAD : IRMLP_OTHER;
+  }
+  if (const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&inst))
+    return st->getPointerAddressSpace() == AddrSpaceGlobal ? IRMLP_FENCE : IRMLP_OTHER;
+  if (llvm::isa<llvm::DbgInfoIntrinsic>(&inst))
+    return IRMLP_OTHER;
+  return llvm::isa<llvm::CallBase>(&inst) ? IRMLP_FENCE : IRMLP_OTHER;
 }
 
 // A loop a GPU's compiler unrolls whole: at most this many turns, fixed at compile time.
@@ -105,6 +121,70 @@ int constantTurns(const llvm::Loop* l)
   return 0;
 }
 
+bool globalLoad(const llvm::Instruction& i)
+{
+  const llvm::LoadInst* l = llvm::dyn_cast<llvm::LoadInst>(&i);
+  return l && codeOp(i) == IRMLP_LOAD;
+}
+
+// Does a __global load of loop l need, from one turn to the next, what another of its loads
+// returned: its address, or the condition its block is entered on, reads a value that depends
+// on one of them, through the loop's phis or through a private or __local variable the loop
+// stores it in?  Then its turns wait for each other, unrolled or not.
+bool chained(const llvm::Loop* l)
+{
+  std::set<const llvm::Value*> dep;
+  for (const llvm::BasicBlock* bb : l->blocks())
+    for (const llvm::Instruction& i : *bb)
+      if (globalLoad(i))
+        dep.insert(&i);
+  for (bool grew = true; grew;)
+  {
+    grew = false;
+    for (const llvm::BasicBlock* bb : l->blocks())
+      for (const llvm::Instruction& i : *bb)
+      {
+        const llvm::Value* to = &i;
+        bool d = false;
+        if (const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&i))
+        {
+          to = llvm::getUnderlyingObject(st->getPointerOperand());
+          d = dep.count(st->getValueOperand());
+        }
+        else
+        {
+          for (const llvm::Use& u : i.operands())
+            d = d || dep.count(u.get());
+          if (const llvm::LoadInst* ld = llvm::dyn_cast<llvm::LoadInst>(&i))
+            d = d || dep.count(llvm::getUnderlyingObject(ld->getPointerOperand()));
+        }
+        if (d && !globalLoad(i) && dep.insert(to).second)
+          grew = true;
+      }
+  }
+  for (const llvm::BasicBlock* bb : l->blocks())
+    for (const llvm::Instruction& i : *bb)
+    {
+      if (!globalLoad(i))
+        continue;
+      for (const llvm::Use& u : i.operands())
+        if (dep.count(u.get()))
+          return true;
+      // the conditions it is reached on within the turn (`if (x > 0 && i < n)`: two blocks)
+      for (const llvm::BasicBlock* b = bb; b != l->getHeader();)
+      {
+        const llvm::BasicBlock* from = b->getSinglePredecessor();
+        if (!from || !l->contains(from))
+          break;
+        const void* cond = guarded(from, b);
+        if (cond && dep.count(static_cast<const llvm::Value*>(cond)))
+          return true;
+        b = from;
+      }
+    }
+  return false;
+}
+
 // What bb's loads count (irmlp_times): the product of the turns of the loops around it that a
 // GPU's compiler unrolls, from the innermost out to the first one it does not; 1 outside them.
 int unrolledTimes(const llvm::LoopInfo& li, const llvm::BasicBlock* bb)
@@ -113,25 +193,11 @@ int unrolledTimes(const llvm::LoopInfo& li, const llvm::BasicBlock* bb)
   for (const llvm::Loop* l = li.getLoopFor(bb); l; l = l->getParentLoop())
   {
     int t = constantTurns(l);
-    if (!t || times * t > kUnrollTurns * 4)
+    if (!t || times * t > kUnrollTurns * 4 || chained(l))
       break;
     times *= t;
   }
   return times;
-}
-
-irmlp_op codeOp(const llvm::Instruction& inst)
-{
-  if (const llvm::LoadInst* l = llvm::dyn_cast<llvm::LoadInst>(&inst))
-  {
-    unsigned as = l->getPointerAddressSpace();
-    return as == AddrSpaceGlobal || as == AddrSpaceConstant ? IRMLP_LOAD : IRMLP_OTHER;
-  }
-  if (const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&inst))
-    return st->getPointerAddressSpace() == AddrSpaceGlobal ? IRMLP_FENCE : IRMLP_OTHER;
-  if (llvm::isa<llvm::DbgInfoIntrinsic>(&inst))
-    return IRMLP_OTHER;
-  return llvm::isa<llvm::CallBase>(&inst) ? IRMLP_FENCE : IRMLP_OTHER;
 }
 
 bool lineOf(const llvm::Instruction* i, int* line, int* column)
@@ -176,10 +242,25 @@ void walkCode(irmlp* m, const llvm::Function* f)
     prev = &bb;
     for (const llvm::Instruction& inst : bb)
     {
+      irmlp_op op = codeOp(inst);
       ops.clear();
-      for (const llvm::Use& op : inst.operands())
-        ops.push_back(op.get());
-      irmlp_step(m, codeOp(inst), &inst, ops.data(), (int)ops.size());
+      const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&inst);
+      if (st && op != IRMLP_FENCE)
+      {
+        // a private or __local store: the value, then the variable it goes into
+        op = IRMLP_STORE;
+        ops.push_back(st->getValueOperand());
+        ops.push_back(llvm::getUnderlyingObject(st->getPointerOperand()));
+      }
+      else
+      {
+        for (const llvm::Use& u : inst.operands())
+          ops.push_back(u.get());
+        if (const llvm::LoadInst* ld = llvm::dyn_cast<llvm::LoadInst>(&inst))
+          if (op == IRMLP_OTHER)   // read back from a private or __local variable
+            ops.push_back(llvm::getUnderlyingObject(ld->getPointerOperand()));
+      }
+      irmlp_step(m, op, &inst, ops.data(), (int)ops.size());
     }
   }
   irmlp_end(m);

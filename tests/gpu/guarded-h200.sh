@@ -16,6 +16,7 @@ d=json.load(open(sys.argv[2])); t=d.get('timing') or {}
 bad=[c['id']+':'+c['status'] for c in d['criteria'] if c['status'] not in ('pass','not_checked')]
 print(sys.argv[1], d['verdict'], 'speedup', t.get('speedup'), 'ms', t.get('kernel_ms'), t.get('baseline_ms'), bad)" "$1" "$2"; }
 for b in l5_guarded_loads l5_pragma_unroll l5_guarded_loop4 l5_guarded_ternary l5_guard_needs_load \
+         l5_chain_private l5_chain_phi l5_chain_local l5_chain_guard_loop l5_chain_straight_private \
          l5_one_load_sequential; do
   for i in 1 2 3; do
     timeout 120 build/clgrade check 5 "tests/fixtures/$b.cl" --device NVIDIA --no-analysis --json /tmp/r.json > /tmp/r.txt 2>&1

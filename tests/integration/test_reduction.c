@@ -94,9 +94,13 @@ static const struct { const char *file, *crit, *says, *extra; } steps[] = {
  * PoCL they fail speedup, judged from the prediction, and nothing else. */
 static const char *one_load[] = { FX "l5_step1_interleaved.cl", FX "l5_one_load_sequential.cl",
                                   FX "l5_serial_item0.cl",
-                                  /* four guarded loads, each guard on the last one's value:
-                                   * 0.99x on the H200 (guarded-h200-2026-12-01.txt) */
-                                  FX "l5_guard_needs_load.cl" };
+                                  /* four loads a turn, each waiting for the last one's
+                                   * value: by its guard, through a private array, the loop's
+                                   * variable or a __local slot, in a constant loop or written
+                                   * out: 0.95-1.16x on the H200 (guarded-h200-2026-12-01.txt) */
+                                  FX "l5_guard_needs_load.cl", FX "l5_chain_private.cl",
+                                  FX "l5_chain_phi.cl", FX "l5_chain_local.cl",
+                                  FX "l5_chain_guard_loop.cl", FX "l5_chain_straight_private.cl" };
 
 START_TEST(one_load_per_turn_fails_only_predicted_speedup)
 {

@@ -146,6 +146,34 @@ START_TEST(test_mlp_unrolled_loop)
 }
 END_TEST
 
+START_TEST(test_mlp_through_private_memory)
+{
+	/* a[k] = in[i + (int)(a[k-1] * 0)]: the loaded value goes into the private array a and
+	 * the next address reads it back, so the next load waits (a new group); a value that
+	 * needs no load leaves the array untainted */
+	irmlp *m = irmlp_new();
+	const void *st1[] = { V(1), V(50) }, *rd[] = { V(51), V(50) }, *addr[] = { V(2) };
+	const void *st2[] = { V(9), V(60) }, *rd2[] = { V(61), V(60) }, *addr2[] = { V(11) };
+	irmlp_step(m, IRMLP_BLOCK, V(0), NULL, 0);
+	irmlp_step(m, IRMLP_LOAD, V(1), NULL, 0);
+	irmlp_step(m, IRMLP_STORE, V(20), st1, 2);            /* a[k] = load */
+	irmlp_step(m, IRMLP_OTHER, V(2), rd, 2);              /* a[k-1], read back */
+	irmlp_step(m, IRMLP_LOAD, V(3), addr, 1);             /* in[i + (int)(a[k-1] * 0)] */
+	irmlp_step(m, IRMLP_BLOCK, V(4), NULL, 0);
+	irmlp_step(m, IRMLP_OTHER, V(9), NULL, 0);            /* i + g: no load */
+	irmlp_step(m, IRMLP_STORE, V(21), st2, 2);
+	irmlp_step(m, IRMLP_LOAD, V(10), NULL, 0);
+	irmlp_step(m, IRMLP_OTHER, V(11), rd2, 2);
+	irmlp_step(m, IRMLP_LOAD, V(12), addr2, 1);
+	irmlp_end(m);
+	ck_assert_int_eq(irmlp_of(m, V(1)), 1);
+	ck_assert_int_eq(irmlp_of(m, V(3)), 1);
+	ck_assert_int_eq(irmlp_of(m, V(10)), 2);
+	ck_assert_int_eq(irmlp_of(m, V(12)), 2);
+	irmlp_free(m);
+}
+END_TEST
+
 /* ---- gpum_predict ------------------------------------------------------------------------ */
 
 static cJSON *gsite(int line, const char *access, double accesses, double winstr, double lanes,
@@ -317,6 +345,7 @@ static Suite *gpumodel_suite(void)
 	tcase_add_test(tc, test_mlp_predicated_if);
 	tcase_add_test(tc, test_mlp_guarded_chain);
 	tcase_add_test(tc, test_mlp_unrolled_loop);
+	tcase_add_test(tc, test_mlp_through_private_memory);
 	tcase_add_test(tc, test_naive_matmul);
 	tcase_add_test(tc, test_reduction_loads_in_flight);
 	tcase_add_test(tc, test_warp_efficiency_lines);
