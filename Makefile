@@ -56,6 +56,7 @@ PLUGIN_CXXFLAGS = -O2 -fPIC $(shell $(LLVM_CONFIG) --cxxflags) -std=c++17 -fno-r
                   -Wall -Igrader $(shell pkg-config --cflags libcjson)
 PLUGIN_SRCS  := $(wildcard grader/tracer/*.cpp)
 PLUGIN_C_ALL := grader/trace.c grader/trace_price.c grader/trace_finding.c grader/trace_summary.c \
+                grader/trace_arith.c \
                 grader/trace_merge.c grader/trace_skip.c grader/bank.c grader/irmlp.c
 PLUGIN_C     := $(filter $(wildcard $(PLUGIN_C_ALL)),$(PLUGIN_C_ALL))
 PLUGIN       := $(if $(PLUGIN_SRCS),$(BUILD)/libcltrace.so)

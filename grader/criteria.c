@@ -467,10 +467,20 @@ static int judge_predicted(const check_opts *o, check_report *rep, check_crit *c
 	if (pr->ok && o->l->speedup_gpu > 0) {
 		/* a CPU cannot show what the lesson pays off on a GPU: judged from the prediction
 		 * (GUIDE.md "Predicted GPU time"), against the GPU's bar */
-		char why[400];
-		snprintf(why, sizeof why, "on a GPU your kernel would be limited by %s (the "
-		         "\"predicted on\" line below); the lesson's steps say what removes that limit",
-		         pr->kernel.limiter_text);
+		char why[600];
+		const gpum_result *k = &pr->kernel;
+		if (k->limiter == GPUM_FLOPS && k->counted_flops > 1.1 * k->flops_nominal &&
+		    k->flops_line > 0)
+			/* the kernel's own arithmetic, beyond what the problem needs (l5_alu_chain) */
+			snprintf(why, sizeof why, "line %d:%d does %.0f%% of the floating-point work "
+			         "your kernel would do on the GPU (%.3g operations, %.3g ms at its peak "
+			         "rate), more than the result needs: keep only the arithmetic that goes "
+			         "into the result", k->flops_line, k->flops_column,
+			         100 * k->flops_share, k->counted_flops, k->term_ms[GPUM_FLOPS]);
+		else
+			snprintf(why, sizeof why, "on a GPU your kernel would be limited by %s (the "
+			         "\"predicted on\" line below); the lesson's steps say what removes that "
+			         "limit", k->limiter_text);
 		c->predicted = 1;
 		crit_set(c, pr->speedup >= o->l->speedup_gpu ? CRIT_PASS : CRIT_FAIL, why, "%s; the bar on a GPU is %.2fx (measured here: %.2fx, not "
 		    "judged on a %s device)", predicted, o->l->speedup_gpu, s, ch->dev.type);

@@ -117,6 +117,25 @@ static void tally_global(const cJSON *sites, const gpum_launch *l, int warp, tal
 	}
 }
 
+/* The kernel's own floating-point work at the timed launch: each instruction's flops scaled
+ * as a site's accesses are (trace_arith.c). */
+static void tally_arith(const cJSON *sites, const gpum_launch *l, gpum_result *r)
+{
+	double flops = 0, top = 0;
+	const cJSON *s;
+	cJSON_ArrayForEach(s, sites) {
+		double f = scale(s, l) * num(s, "flops");
+		flops += f;
+		if (f > top) {
+			top = f;
+			r->flops_line = (int)num(s, "line");
+			r->flops_column = (int)num(s, "column");
+		}
+	}
+	r->counted_flops = flops;
+	r->flops_share = flops > 0 ? top / flops : 0;
+}
+
 /* Which term decides, and its words. */
 static void limiter(gpum_result *r, double t_l1, double t_lat, double eff)
 {
@@ -182,7 +201,9 @@ int gpum_predict(const gpum_profile *p, const cJSON *summary, const gpum_launch 
 	r->term_ms[GPUM_L1] = 1e3 * t_l1;
 	r->term_ms[GPUM_LATENCY] = 1e3 * t_lat;
 	r->term_ms[GPUM_STORES] = 1e3 * 32 * t.store_sectors / p->store_bps;
-	r->term_ms[GPUM_FLOPS] = 1e3 * l->flops_t / p->flops;
+	tally_arith(cJSON_GetObjectItemCaseSensitive(summary, "arith_sites"), l, r);
+	r->flops_nominal = l->flops_t;
+	r->term_ms[GPUM_FLOPS] = 1e3 * fmax(l->flops_t, r->counted_flops) / p->flops;
 	r->term_ms[GPUM_DRAM] = 1e3 * (l->bytes_in_t + l->bytes_out_t) / p->dram_bps;
 	r->term_ms[GPUM_INFLIGHT] = fly > 0 ? 1e3 * l->bytes_in_t * p->mem_lat_s / fly : 0;
 	r->wavefronts = t.wavefronts;
@@ -220,6 +241,12 @@ cJSON *gpum_json(const gpum_profile *p, const gpum_result *r)
 	cJSON_AddNumberToObject(b, "loads_in_flight", r->mlp);
 	cJSON_AddNumberToObject(b, "bytes_in_flight_per_warp", r->in_flight);
 	cJSON_AddNumberToObject(b, "warp_efficiency", r->efficiency);
+	cJSON_AddNumberToObject(b, "counted_flops", r->counted_flops);
+	if (r->flops_line > 0) {
+		cJSON_AddNumberToObject(b, "flops_line", r->flops_line);
+		cJSON_AddNumberToObject(b, "flops_column", r->flops_column);
+		cJSON_AddNumberToObject(b, "flops_share", r->flops_share);
+	}
 	cJSON_AddItemToObject(o, "breakdown", b);
 	cJSON *lines = cJSON_AddArrayToObject(o, "warp_efficiency");
 	for (int i = 0; i < r->nlines; i++) {

@@ -52,7 +52,7 @@ typedef struct gpum_launch {
 	double items_t, groups_t; /* work-items and work-groups of the timed launch              */
 	int group_size;           /* work-items per group                                        */
 	double trips_m, trips_t;  /* inner iterations per work-item (kind: work / work-items)    */
-	double flops_t;           /* FLOPs of the timed launch (0: none counted)                 */
+	double flops_t;           /* the problem's FLOPs at the timed launch (the kind's; 0: none) */
 	double bytes_in_t, bytes_out_t; /* compulsory bytes read and written by the timed launch */
 	int groups_per_sm;        /* occupancy of the profile (occ.c); 0: does not fit           */
 } gpum_launch;
@@ -84,6 +84,12 @@ typedef struct gpum_result {
 	double in_flight;         /* bytes a warp has in flight (the dominant load site)         */
 	int mlp;                  /* its loads in flight                                         */
 	double efficiency;        /* warp execution efficiency over every memory instruction    */
+	double flops_nominal;     /* the problem's FLOPs (gpum_launch.flops_t)                   */
+	double counted_flops;     /* the kernel's own FP32 operations at the timed launch, scaled
+	                             from the model launch's arith_sites; the arithmetic term
+	                             takes the larger of these and flops_t                       */
+	int flops_line, flops_column;   /* the instruction with the largest share of them (0: none) */
+	double flops_share;       /* that share, 0..1                                            */
 	int nlines;
 	gpum_line lines[GPUM_MAX_LINES];
 } gpum_result;

@@ -46,6 +46,7 @@ worker_reset(worker *w)
 	w->priced = 1;
 	w->groups_run = w->groups_priced = w->loaded = w->stored = 0;
 	w->load_rounds = 0;
+	trace_arith_reset(w);
 }
 
 static void
@@ -57,6 +58,7 @@ worker_free(worker *w)
 	free(w->counts);
 	free(w->recs);
 	free(w->scratch);
+	free(w->arith);
 	free(w);
 }
 
@@ -78,6 +80,7 @@ worker_of(trace *t)
 			oom();
 		w->owner = self;
 		w->last_site = -1;
+		w->last_arith = -1;
 		w->priced = 1;
 		w->next = t->workers;
 		t->workers = w;
@@ -86,6 +89,12 @@ worker_of(trace *t)
 	tls.id = t->id;
 	tls.w = w;
 	return w;
+}
+
+worker *
+trace_worker(trace *t)
+{
+	return worker_of(t);
 }
 
 /* --- lifetime ----------------------------------------------------------------------- */
@@ -117,6 +126,7 @@ trace_free(trace *t)
 	pthread_mutex_destroy(&t->lock);
 	irmlp_free(t->code);
 	free(t->vars);
+	free(t->arith_lines);
 	free(t);
 }
 
@@ -133,6 +143,7 @@ trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], const si
 	t->begun = 1;
 	t->ended = 0;
 	t->nvars = 0;
+	t->narith_lines = 0;
 	irmlp_reset(t->code);
 	pthread_mutex_lock(&t->lock);
 	for (worker *w = t->workers; w != NULL; w = w->next)

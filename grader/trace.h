@@ -105,6 +105,17 @@ void trace_group_end(trace *t);
 /* Bytes moved by a work-group-level copy (async_work_group_copy): counted, not priced. */
 void trace_copy_bytes(trace *t, trace_space space, int is_store, uint64_t bytes);
 
+/* One floating-point instruction executed by a work-item (trace_arith.c): inst its identity,
+ * flops what it does (1 for an add, a subtract or a multiply, 2 for a fused multiply-add,
+ * times its vector's elements, twice that for a double).  The summary's "arith_sites" lists
+ * per instruction its executions ("accesses", as a site's) and flops, so that the GPU time
+ * model scales the kernel's own arithmetic as it scales its accesses (gpumodel.c). */
+void trace_flops(trace *t, const void *inst, uint32_t flops);
+
+/* The source line and column of a floating-point instruction, named by the plugin after
+ * trace_kernel_begin and before any group runs: its "arith_sites" row carries them. */
+void trace_arith_site(trace *t, const void *inst, int line, int column);
+
 /* One Oclgrind diagnostic, the full multi-line text. */
 void trace_message(trace *t, trace_msg_type type, const char *text);
 

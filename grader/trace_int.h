@@ -108,7 +108,29 @@ typedef struct worker {
 	uint64_t groups_run, groups_priced, loaded, stored;
 	uint64_t load_rounds;           /* barrier intervals of priced groups with a __global load */
 	uint64_t fingerprint[2];        /* __local, __global: see access_mix */
+
+	struct arith *arith;            /* floating-point instructions run (trace_arith.c) */
+	int narith, caparith;
+	int last_arith;                 /* one-entry cache in front of the search */
 } worker;
+
+/* One floating-point instruction: its executions and the flops they did. */
+typedef struct arith {
+	const void *key;
+	uint64_t runs, flops;
+} arith;
+
+typedef struct arith_line {
+	const void *key;
+	int line, column;
+} arith_line;
+
+/* The calling thread's worker (trace.c). */
+worker *trace_worker(trace *t);
+
+/* trace_arith.c: a worker's table emptied (a new kernel) and freed; the summary's list. */
+void trace_arith_reset(worker *w);
+cJSON *trace_arith_json(trace *t);
 
 struct trace {
 	unsigned id;                    /* unique, for the thread-local worker cache */
@@ -124,7 +146,9 @@ struct trace {
 	int nvars, capvars;
 
 	worker *workers;
-	irmlp *code;                    /* the kernel's loads in flight (trace_code) */
+	irmlp *code;
+	struct arith_line *arith_lines; /* trace_arith_site: every FP instruction's line */
+	int narith_lines, caparith_lines;                    /* the kernel's loads in flight (trace_code) */
 
 	finding findings[TRACE_MAX_FINDINGS];
 	int nfindings;

@@ -317,6 +317,7 @@ trace_summary(trace *t)
 	cJSON_AddNumberToObject(root, "local_bytes", (double)local_bytes);
 	cJSON_AddItemToObject(root, "global_variables", variables_json(t, TRACE_GLOBAL));
 	sites_json(t, root);
+	cJSON_AddItemToObject(root, "arith_sites", trace_arith_json(t));
 	cJSON_AddNumberToObject(gb, "loaded", (double)loaded);
 	cJSON_AddNumberToObject(gb, "stored", (double)stored);
 	cJSON_AddItemToObject(root, "global_bytes", gb);

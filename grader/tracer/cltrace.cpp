@@ -8,7 +8,8 @@
 // line:column (ircode.cpp), and passes them on; it names the variables (kernel-scope __local
 // variables and __local arguments from the work-group's local allocations, __global/__constant
 // buffers from the kernel's argument values), hands the kernel's code to irmlp.c (ircode.cpp)
-// and forwards every Oclgrind diagnostic.  trace.c rebuilds warps, prices them and writes the
+// counts the floating-point work of the model's launches (ircode.cpp, flopsOf) and forwards
+// every Oclgrind diagnostic.  trace.c rebuilds warps, prices them and writes the
 // JSON summary ($CLTRACE_OUT).
 //
 // Build (the Makefile does this; -fno-rtti is required: liboclgrind has no RTTI):
@@ -30,7 +31,9 @@
 #include <oclgrind/WorkGroup.h>
 #include <oclgrind/WorkItem.h>
 
+#include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
 #include <llvm/IR/Instruction.h>
 #include <llvm/IR/Value.h>
 
@@ -85,6 +88,15 @@ public:
   void memoryStore(const Memory* m, const WorkGroup*, size_t, size_t size,
                    const uint8_t*) override;
 
+  // Floating-point work, in the model's launches only (no extent given): trace_flops.
+  void instructionExecuted(const WorkItem*, const llvm::Instruction* inst,
+                           const TypedValue&) override
+  {
+    if (m_countFlops)
+      if (uint32_t f = cltrace::flopsOf(inst))
+        trace_flops(m_trace, inst, f);
+  }
+
   void log(MessageType type, const char* message) override
   {
     trace_message(m_trace, (trace_msg_type)type, message);
@@ -96,6 +108,7 @@ private:
   Size3 m_local, m_groups;
   std::mutex m_localsLock;
   bool m_localsNamed = false;
+  bool m_countFlops = false;
 
   void addGlobalVariables();
   void addLocalVariables(const WorkGroup* wg);
@@ -126,11 +139,22 @@ void CLTrace::kernelBegin(const KernelInvocation* ki)
   trace_kernel_begin(m_trace, m_kernel->getName().c_str(), local, groups);
   // The grader names the problem's extent: only groups wholly inside it are priced.
   unsigned long long ex = 0, ey = 0;
-  if (const char* e = getenv("CLTRACE_EXTENT"))
-    if (sscanf(e, "%llu %llu", &ex, &ey) == 2)
-      trace_interior(m_trace, ex, ey);
+  const char* e = getenv("CLTRACE_EXTENT");
+  if (e && sscanf(e, "%llu %llu", &ex, &ey) == 2)
+    trace_interior(m_trace, ex, ey);
+  // the analysed launches name an extent; the model's do not, and only they are priced
+  m_countFlops = e == nullptr;
   addGlobalVariables();
   cltrace::walkCode(trace_code(m_trace), m_kernel->getFunction());
+  if (m_countFlops)
+    for (const llvm::BasicBlock& bb : *m_kernel->getFunction())
+      for (const llvm::Instruction& inst : bb)
+        if (cltrace::flopsOf(&inst))
+        {
+          int line = 0, column = 0, merged = 0;
+          cltrace::sourceLine(&inst, &line, &column, &merged);
+          trace_arith_site(m_trace, &inst, line, column);
+        }
   m_localsNamed = false;
 }
 

@@ -266,6 +266,41 @@ void walkCode(irmlp* m, const llvm::Function* f)
   irmlp_end(m);
 }
 
+unsigned flopsOf(const llvm::Instruction* inst)
+{
+  unsigned per;
+  switch (inst->getOpcode())
+  {
+  case llvm::Instruction::FAdd:
+  case llvm::Instruction::FSub:
+  case llvm::Instruction::FMul:
+    per = 1;
+    break;
+  case llvm::Instruction::Call:
+  {
+    const llvm::Function* f = llvm::cast<llvm::CallBase>(inst)->getCalledFunction();
+    llvm::StringRef n = f ? f->getName() : llvm::StringRef();
+    if (!n.startswith("llvm.fma") && !n.startswith("llvm.fmuladd") && !n.startswith("_Z3fma") &&
+        !n.startswith("_Z3mad"))
+      return 0;
+    per = 2;
+    break;
+  }
+  default:
+    return 0;
+  }
+  const llvm::Type* t = inst->getType();
+  unsigned elems = 1;
+  if (const llvm::FixedVectorType* v = llvm::dyn_cast<llvm::FixedVectorType>(t))
+  {
+    elems = v->getNumElements();
+    t = v->getElementType();
+  }
+  if (!t->isFloatingPointTy())
+    return 0;
+  return per * elems * (t->isDoubleTy() ? 2 : 1);
+}
+
 // The merged block is the lexical block holding both branches.
 void sourceLine(const llvm::Instruction* inst, int* line, int* column, int* merged)
 {

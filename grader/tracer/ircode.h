@@ -28,6 +28,12 @@ void walkCode(irmlp* m, const llvm::Function* f);
 // as they are when no instruction has a line.
 void sourceLine(const llvm::Instruction* inst, int* line, int* column, int* merged);
 
+// The floating-point work of one execution of inst, in FP32 operations: 1 for an add, a
+// subtract or a multiply, 2 for a fused multiply-add (fma, mad, llvm.fmuladd), times the
+// elements of a vector, twice that in double (an H200 runs FP64 at half the FP32 rate);
+// 0 for anything else.  Division and the math library are not counted (GUIDE.md).
+unsigned flopsOf(const llvm::Instruction* inst);
+
 } // namespace cltrace
 
 #endif

@@ -288,6 +288,41 @@ START_TEST(test_reduction_loads_in_flight)
 }
 END_TEST
 
+/* The kernel's own arithmetic: the solution's loads plus 512 FMAs per turn of 4 elements in
+ * its loop (an arith site run 8 times per work-item, 1024 flops each time): scaled like its
+ * loads, 2^26 / 4 x 1024 flops = 1.7e10 at 66.9 TFLOP/s = 0.257 ms, above the DRAM's 0.068 */
+START_TEST(test_counted_arithmetic)
+{
+	cJSON *s = summary(2, 2);
+	for (int k = 0; k < 4; k++)
+		add(s, "global_sites", gsite(10 + k, "load", 512 * 8, 16 * 8, 512 * 8, 16 * 8,
+		                             64 * 8, 2048 * 8, 4));
+	add(s, "global_sites", gsite(20, "store", 2, 2, 2, 2, 2, 8, 0));
+	cJSON *a = cJSON_CreateObject();
+	cJSON_AddNumberToObject(a, "line", 16);
+	cJSON_AddNumberToObject(a, "column", 17);
+	cJSON_AddNumberToObject(a, "accesses", 512 * 8 * 512);
+	cJSON_AddNumberToObject(a, "flops", 512 * 8 * 1024);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(s, "arith_sites"), a);
+	gpum_launch l = { .items_m = 512, .items_t = 524288, .groups_t = 2048, .group_size = 256,
+	                  .trips_m = 32, .trips_t = 128, .bytes_in_t = 268435456.0,
+	                  .bytes_out_t = 8192, .groups_per_sm = 8 };
+	gpum_result r;
+	ck_assert_int_eq(gpum_predict(gpum_profile_find("nvidia-sm90"), s, &l, &r), 0);
+	ck_assert_str_eq(r.limiter_key, "flops");
+	double flops = 524288.0 * 8 * 1024 * (128.0 / 32);
+	ck_assert_double_eq_tol(r.counted_flops, flops, 1);
+	ck_assert_double_eq_tol(r.ms, 1e3 * flops / 66.9e12, 1e-9);
+	ck_assert_int_eq(r.flops_line, 16);
+	ck_assert_double_eq_tol(r.flops_share, 1.0, 1e-12);
+	/* the problem's own FLOPs still count when the kernel's are fewer (matmul) */
+	l.flops_t = 2 * flops;
+	ck_assert_int_eq(gpum_predict(gpum_profile_find("nvidia-sm90"), s, &l, &r), 0);
+	ck_assert_double_eq_tol(r.ms, 1e3 * 2 * flops / 66.9e12, 1e-9);
+	cJSON_Delete(s);
+}
+END_TEST
+
 START_TEST(test_warp_efficiency_lines)
 {
 	gpum_result r = reduction(1, 1, 8);           /* a quarter of the lanes in the tree */
@@ -348,6 +383,7 @@ static Suite *gpumodel_suite(void)
 	tcase_add_test(tc, test_mlp_through_private_memory);
 	tcase_add_test(tc, test_naive_matmul);
 	tcase_add_test(tc, test_reduction_loads_in_flight);
+	tcase_add_test(tc, test_counted_arithmetic);
 	tcase_add_test(tc, test_warp_efficiency_lines);
 	tcase_add_test(tc, test_bank_conflicts_named);
 	tcase_add_test(tc, test_refusals);

@@ -483,6 +483,54 @@ START_TEST(groups_on_two_threads_merge)
 }
 END_TEST
 
+/* --- floating-point work (trace_arith.c) -------------------------------------------- */
+
+typedef struct fma_run { trace *t; int n; } fma_run;
+static int fma_inst, add_inst;          /* two instructions' identities */
+
+static void *
+run_fmas(void *arg)
+{
+	fma_run *r = arg;
+	for (int i = 0; i < r->n; i++)
+		trace_flops(r->t, &fma_inst, 2);
+	trace_flops(r->t, &add_inst, 4);                   /* one float4 add */
+	return NULL;
+}
+
+START_TEST(flops_added_up_by_instruction)
+{
+	trace *t = trace_new();
+	size_t local[3] = { 32, 1, 1 }, groups[3] = { 2, 1, 1 };
+	trace_kernel_begin(t, "reduce", local, groups);
+	trace_arith_site(t, &fma_inst, 16, 17);
+	/* two threads, each with its own table: 100 and 300 executions of one FMA */
+	pthread_t th[2];
+	fma_run r[2] = { { t, 100 }, { t, 300 } };
+	for (int i = 0; i < 2; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, run_fmas, &r[i]), 0);
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	cJSON *root = trace_summary(t);
+	cJSON *a = cJSON_GetObjectItem(root, "arith_sites");
+	ck_assert_int_eq(cJSON_GetArraySize(a), 2);
+	cJSON *top = cJSON_GetArrayItem(a, 0);            /* the largest first */
+	ck_assert_int_eq((int)num(top, "accesses"), 400);
+	ck_assert_int_eq((int)num(top, "flops"), 800);
+	ck_assert_int_eq((int)num(top, "line"), 16);
+	ck_assert_int_eq((int)num(top, "column"), 17);
+	ck_assert_int_eq((int)num(cJSON_GetArrayItem(a, 1), "flops"), 8);
+	ck_assert_int_eq((int)num(cJSON_GetArrayItem(a, 1), "line"), 0);   /* never named */
+	cJSON_Delete(root);
+	/* a new kernel starts empty */
+	trace_kernel_begin(t, "reduce", local, groups);
+	root = trace_summary(t);
+	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(root, "arith_sites")), 0);
+	cJSON_Delete(root);
+	trace_free(t);
+}
+END_TEST
+
 /* --- Oclgrind diagnostics, as Plugin::log() received them (Oclgrind 21.10) ------------ */
 
 static const char msg_race_local[] =
@@ -1035,6 +1083,7 @@ trace_suite(void)
 	tcase_add_test(banks, wide_accesses_split_in_16_bytes);
 	tcase_add_test(banks, variable_names);
 	tcase_add_test(banks, groups_on_two_threads_merge);
+	tcase_add_test(banks, flops_added_up_by_instruction);
 	suite_add_tcase(s, banks);
 
 	TCase *global = tcase_create("global");
