@@ -477,6 +477,14 @@ static int judge_predicted(const check_opts *o, check_report *rep, check_crit *c
 			         "rate), more than the result needs: keep only the arithmetic that goes "
 			         "into the result", k->flops_line, k->flops_column,
 			         100 * k->flops_share, k->counted_flops, k->term_ms[GPUM_FLOPS]);
+		else if (k->limiter == GPUM_DRAM && k->private_dram && k->private_line > 0)
+			/* a private array in local memory, off-chip (l5_private_spill) */
+			snprintf(why, sizeof why, "line %d:%d indexes a private array with a value known "
+			         "only at run time: a GPU keeps such arrays (%.0f bytes per work-item) in "
+			         "local memory, off-chip, not in registers, and its traffic (%.3g bytes) "
+			         "goes to the DRAM: index it with constants or counters of loops the "
+			         "compiler unrolls, or keep the values in registers or __local memory",
+			         k->private_line, k->private_column, k->private_per_item, k->private_bytes);
 		else
 			snprintf(why, sizeof why, "on a GPU your kernel would be limited by %s (the "
 			         "\"predicted on\" line below); the lesson's steps say what removes that "

@@ -15,7 +15,9 @@ static const gpum_profile profiles[] = {
 	  2.23e12,     /* scatter: 8192^2 sectors x 32 B in 0.9628 ms                        */
 	  145.3e-9,    /* chase over 4 MiB: 145.3 ns per dependent load                      */
 	  0.457e-6,    /* fitted: lesson 5's baseline, 0.1135 ms = 2^28 B x L / (132 x 64 x 128 B) */
-	  1.033e-6 },  /* copy2d: (0.2732 ms - 0.016 ms of L1 pipe) / 249 waves             */
+	  1.033e-6,    /* copy2d: (0.2732 ms - 0.016 ms of L1 pipe) / 249 waves             */
+	  256e3 },     /* L1 + shared per SM: NVIDIA's H100 architecture whitepaper (GH100,  */
+	               /* the H200's chip), 256 KB                                           */
 };
 
 int gpum_profile_count(void) { return (int)(sizeof profiles / sizeof profiles[0]); }
@@ -136,6 +138,24 @@ static void tally_arith(const cJSON *sites, const gpum_launch *l, gpum_result *r
 	r->flops_share = flops > 0 ? top / flops : 0;
 }
 
+/* Private arrays in local memory (trace_arith.c): a warp's access touches its lanes' words,
+ * which NVIDIA interleaves lane by lane (one 128-byte line for 32 floats at one index); the
+ * bytes are the traffic.  Returns that traffic at the timed launch. */
+static double tally_private(const cJSON *sites, const gpum_launch *l, int warp, tally *t,
+                            gpum_result *r)
+{
+	double traffic = 0;
+	const cJSON *s;
+	(void)r;
+	cJSON_ArrayForEach(s, sites) {
+		double f = scale(s, l), acc = num(s, "accesses"), bytes = num(s, "bytes");
+		double per = acc > 0 ? bytes / acc : 4;
+		t->wavefronts += f * acc / warp * ceil(warp * per / 128);
+		traffic += f * bytes;
+	}
+	return traffic;
+}
+
 /* Which term decides, and its words. */
 static void limiter(gpum_result *r, double t_l1, double t_lat, double eff)
 {
@@ -194,6 +214,18 @@ int gpum_predict(const gpum_profile *p, const cJSON *summary, const gpum_launch 
 	double resident = fmin(l->groups_per_sm, per_sm) * wpg;
 	if (resident > p->max_warps_per_sm)
 		resident = p->max_warps_per_sm;
+	/* private arrays in local memory: priced at the DRAM's rate once the resident work-items'
+	 * copies do not fit the L1 beside the groups' __local memory (the L2 between is not
+	 * modelled: on the H200 acc[32] took 0.116 ms, acc[256] 0.392, both predicted slower,
+	 * acc[8] 0.067 as predicted; tests/gpu/results/private-h200-2026-12-01.txt) */
+	r->private_bytes = tally_private(cJSON_GetObjectItemCaseSensitive(summary, "private_sites"),
+	                                 l, p->warp, &t, r);
+	r->private_per_item = num(summary, "private_bytes");
+	r->private_line = (int)num(summary, "private_line");
+	r->private_column = (int)num(summary, "private_column");
+	double footprint = num(summary, "private_bytes") * resident * p->warp;   /* per SM */
+	double shared = num(summary, "local_bytes") * fmin(l->groups_per_sm, per_sm);
+	r->private_dram = r->private_bytes > 0 && footprint > p->l1_bytes - shared;
 	int reread = t.loaded > 2 * l->bytes_in_t;
 	double t_l1 = t.wavefronts / (p->sms * p->clock_hz);
 	double t_lat = waves * rounds * (reread ? p->l2_lat_s : p->round_s);
@@ -204,7 +236,8 @@ int gpum_predict(const gpum_profile *p, const cJSON *summary, const gpum_launch 
 	tally_arith(cJSON_GetObjectItemCaseSensitive(summary, "arith_sites"), l, r);
 	r->flops_nominal = l->flops_t;
 	r->term_ms[GPUM_FLOPS] = 1e3 * fmax(l->flops_t, r->counted_flops) / p->flops;
-	r->term_ms[GPUM_DRAM] = 1e3 * (l->bytes_in_t + l->bytes_out_t) / p->dram_bps;
+	r->term_ms[GPUM_DRAM] = 1e3 * (l->bytes_in_t + l->bytes_out_t +
+	                               (r->private_dram ? r->private_bytes : 0)) / p->dram_bps;
 	r->term_ms[GPUM_INFLIGHT] = fly > 0 ? 1e3 * l->bytes_in_t * p->mem_lat_s / fly : 0;
 	r->wavefronts = t.wavefronts;
 	r->local_excess = t.excess;
@@ -242,6 +275,12 @@ cJSON *gpum_json(const gpum_profile *p, const gpum_result *r)
 	cJSON_AddNumberToObject(b, "bytes_in_flight_per_warp", r->in_flight);
 	cJSON_AddNumberToObject(b, "warp_efficiency", r->efficiency);
 	cJSON_AddNumberToObject(b, "counted_flops", r->counted_flops);
+	cJSON_AddNumberToObject(b, "private_bytes", r->private_bytes);
+	cJSON_AddBoolToObject(b, "private_in_dram", r->private_dram);
+	if (r->private_line > 0) {
+		cJSON_AddNumberToObject(b, "private_line", r->private_line);
+		cJSON_AddNumberToObject(b, "private_column", r->private_column);
+	}
 	if (r->flops_line > 0) {
 		cJSON_AddNumberToObject(b, "flops_line", r->flops_line);
 		cJSON_AddNumberToObject(b, "flops_column", r->flops_column);

@@ -40,6 +40,7 @@ typedef struct gpum_profile {
 	double l2_lat_s;          /* an L2 hit */
 	double mem_lat_s;         /* a DRAM load under a full streaming load (Little's law) */
 	double round_s;           /* one round of a one-shot group: load, barrier, store, next */
+	double l1_bytes;          /* L1 (with shared memory) per SM                             */
 } gpum_profile;
 
 int gpum_profile_count(void);
@@ -90,6 +91,10 @@ typedef struct gpum_result {
 	                             takes the larger of these and flops_t                       */
 	int flops_line, flops_column;   /* the instruction with the largest share of them (0: none) */
 	double flops_share;       /* that share, 0..1                                            */
+	double private_bytes;     /* traffic to private arrays in local memory at the timed launch */
+	int private_dram;         /* they do not fit the L1: that traffic is priced as DRAM's    */
+	double private_per_item;  /* those arrays' bytes per work-item                           */
+	int private_line, private_column;   /* the access with the most of that traffic          */
 	int nlines;
 	gpum_line lines[GPUM_MAX_LINES];
 } gpum_result;

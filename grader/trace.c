@@ -144,6 +144,8 @@ trace_kernel_begin(trace *t, const char *kernel, const size_t local[3], const si
 	t->ended = 0;
 	t->nvars = 0;
 	t->narith_lines = 0;
+	t->private_bytes = 0;
+	t->private_line = t->private_column = 0;
 	irmlp_reset(t->code);
 	pthread_mutex_lock(&t->lock);
 	for (worker *w = t->workers; w != NULL; w = w->next)

@@ -112,8 +112,18 @@ void trace_copy_bytes(trace *t, trace_space space, int is_store, uint64_t bytes)
  * model scales the kernel's own arithmetic as it scales its accesses (gpumodel.c). */
 void trace_flops(trace *t, const void *inst, uint32_t flops);
 
-/* The source line and column of a floating-point instruction, named by the plugin after
- * trace_kernel_begin and before any group runs: its "arith_sites" row carries them. */
+/* One access by a work-item to a private array a GPU keeps in local memory (per work-item,
+ * off-chip: ircode.cpp, localMemoryAccesses), bytes wide; and those arrays' bytes per
+ * work-item, named once per kernel with the line and column of the access whose index is
+ * known only at run time (what puts them there).  The summary's "private_sites" lists per
+ * instruction its executions ("accesses") and "bytes", "private_bytes" the size and
+ * "private_line"/"private_column" that access (gpumodel.c prices them
+ * as L1 lines, and as DRAM traffic when they do not fit the caches). */
+void trace_private(trace *t, const void *inst, uint32_t bytes);
+void trace_private_bytes(trace *t, uint64_t bytes, int line, int column);
+
+/* The source line and column of a floating-point instruction or a private access, named by
+ * the plugin after trace_kernel_begin and before any group runs: its row carries them. */
 void trace_arith_site(trace *t, const void *inst, int line, int column);
 
 /* One Oclgrind diagnostic, the full multi-line text. */

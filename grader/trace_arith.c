@@ -1,4 +1,5 @@
-/* trace_arith.c — the kernel's own floating-point work, per instruction, for the GPU time
+/* trace_arith.c — the kernel's own floating-point work, and its accesses to private arrays a
+ * GPU keeps in local memory (off-chip), per instruction, for the GPU time
  * model (trace.h, trace_flops).  The kind's nominal FLOPs (ref_problem.flops) say what the
  * problem needs, not what the kernel does: a kernel that runs 512 dependent FMAs per element
  * that add nothing (tests/fixtures/l5_alu_chain.cl, 0.35x the baseline on the H200) is priced
@@ -11,7 +12,7 @@
 /* The worker's row of inst, made on first use: a linear search behind a one-entry cache (a
  * kernel has a few hundred floating-point instructions at most, a loop runs the same one). */
 static arith *
-arith_of(worker *w, const void *inst)
+arith_of(worker *w, const void *inst, int is_private)
 {
 	if (w->last_arith >= 0 && w->last_arith < w->narith && w->arith[w->last_arith].key == inst)
 		return &w->arith[w->last_arith];
@@ -28,7 +29,7 @@ arith_of(worker *w, const void *inst)
 		w->arith = p;
 		w->caparith = cap;
 	}
-	w->arith[w->narith] = (arith){ inst, 0, 0 };
+	w->arith[w->narith] = (arith){ inst, is_private, 0, 0 };
 	w->last_arith = w->narith;
 	return &w->arith[w->narith++];
 }
@@ -36,9 +37,25 @@ arith_of(worker *w, const void *inst)
 void
 trace_flops(trace *t, const void *inst, uint32_t flops)
 {
-	arith *a = arith_of(trace_worker(t), inst);
+	arith *a = arith_of(trace_worker(t), inst, 0);
 	a->runs++;
 	a->flops += flops;
+}
+
+void
+trace_private(trace *t, const void *inst, uint32_t bytes)
+{
+	arith *a = arith_of(trace_worker(t), inst, 1);
+	a->runs++;
+	a->flops += bytes;
+}
+
+void
+trace_private_bytes(trace *t, uint64_t bytes, int line, int column)
+{
+	t->private_bytes = bytes;
+	t->private_line = line;
+	t->private_column = column;
 }
 
 void
@@ -71,16 +88,18 @@ trace_arith_reset(worker *w)
 	w->last_arith = -1;
 }
 
-/* Every worker's rows added up by instruction: [{"line", "column", "accesses": runs,
- * "flops": flops}], the
+/* Every worker's rows of one list (arithmetic, or private accesses) added up by instruction:
+ * [{"line", "column", "accesses": runs, "flops" (or "bytes")}], the
  * largest first.  The caller holds t->lock. */
 cJSON *
-trace_arith_json(trace *t)
+trace_arith_json(trace *t, int is_private)
 {
 	arith *all = NULL;
 	int n = 0, cap = 0;
 	for (worker *w = t->workers; w != NULL; w = w->next)
 		for (int i = 0; i < w->narith; i++) {
+			if (w->arith[i].is_private != is_private)
+				continue;
 			int j = 0;
 			while (j < n && all[j].key != w->arith[i].key)
 				j++;
@@ -92,7 +111,7 @@ trace_arith_json(trace *t)
 						oom();
 					all = p;
 				}
-				all[n++] = (arith){ w->arith[i].key, 0, 0 };
+				all[n++] = (arith){ w->arith[i].key, is_private, 0, 0 };
 			}
 			all[j].runs += w->arith[i].runs;
 			all[j].flops += w->arith[i].flops;
@@ -110,7 +129,7 @@ trace_arith_json(trace *t)
 		cJSON_AddNumberToObject(o, "line", at ? at->line : 0);
 		cJSON_AddNumberToObject(o, "column", at ? at->column : 0);
 		cJSON_AddNumberToObject(o, "accesses", (double)all[i].runs);
-		cJSON_AddNumberToObject(o, "flops", (double)all[i].flops);
+		cJSON_AddNumberToObject(o, is_private ? "bytes" : "flops", (double)all[i].flops);
 		cJSON_AddItemToArray(a, o);
 	}
 	free(all);

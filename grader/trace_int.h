@@ -114,9 +114,11 @@ typedef struct worker {
 	int last_arith;                 /* one-entry cache in front of the search */
 } worker;
 
-/* One floating-point instruction: its executions and the flops they did. */
+/* One floating-point instruction (its executions and the flops they did) or one access to a
+ * private array in local memory (its executions and their bytes). */
 typedef struct arith {
 	const void *key;
+	int is_private;
 	uint64_t runs, flops;
 } arith;
 
@@ -130,7 +132,7 @@ worker *trace_worker(trace *t);
 
 /* trace_arith.c: a worker's table emptied (a new kernel) and freed; the summary's list. */
 void trace_arith_reset(worker *w);
-cJSON *trace_arith_json(trace *t);
+cJSON *trace_arith_json(trace *t, int is_private);
 
 struct trace {
 	unsigned id;                    /* unique, for the thread-local worker cache */
@@ -148,7 +150,9 @@ struct trace {
 	worker *workers;
 	irmlp *code;
 	struct arith_line *arith_lines; /* trace_arith_site: every FP instruction's line */
-	int narith_lines, caparith_lines;                    /* the kernel's loads in flight (trace_code) */
+	int narith_lines, caparith_lines;
+	uint64_t private_bytes;         /* trace_private_bytes */
+	int private_line, private_column;                    /* the kernel's loads in flight (trace_code) */
 
 	finding findings[TRACE_MAX_FINDINGS];
 	int nfindings;

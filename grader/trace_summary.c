@@ -317,7 +317,11 @@ trace_summary(trace *t)
 	cJSON_AddNumberToObject(root, "local_bytes", (double)local_bytes);
 	cJSON_AddItemToObject(root, "global_variables", variables_json(t, TRACE_GLOBAL));
 	sites_json(t, root);
-	cJSON_AddItemToObject(root, "arith_sites", trace_arith_json(t));
+	cJSON_AddItemToObject(root, "arith_sites", trace_arith_json(t, 0));
+	cJSON_AddItemToObject(root, "private_sites", trace_arith_json(t, 1));
+	cJSON_AddNumberToObject(root, "private_bytes", (double)t->private_bytes);
+	cJSON_AddNumberToObject(root, "private_line", t->private_line);
+	cJSON_AddNumberToObject(root, "private_column", t->private_column);
 	cJSON_AddNumberToObject(gb, "loaded", (double)loaded);
 	cJSON_AddNumberToObject(gb, "stored", (double)stored);
 	cJSON_AddItemToObject(root, "global_bytes", gb);

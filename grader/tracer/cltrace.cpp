@@ -109,6 +109,7 @@ private:
   std::mutex m_localsLock;
   bool m_localsNamed = false;
   bool m_countFlops = false;
+  std::unordered_set<const llvm::Instruction*> m_localMemory;   // read-only while groups run
 
   void addGlobalVariables();
   void addLocalVariables(const WorkGroup* wg);
@@ -146,10 +147,21 @@ void CLTrace::kernelBegin(const KernelInvocation* ki)
   m_countFlops = e == nullptr;
   addGlobalVariables();
   cltrace::walkCode(trace_code(m_trace), m_kernel->getFunction());
+  m_localMemory.clear();
+  if (m_countFlops)
+  {
+    uint64_t bytes = 0;
+    const llvm::Instruction* cause = nullptr;
+    int line = 0, column = 0, merged = 0;
+    cltrace::localMemoryAccesses(m_kernel->getFunction(), &m_localMemory, &bytes, &cause);
+    if (cause)
+      cltrace::sourceLine(cause, &line, &column, &merged);
+    trace_private_bytes(m_trace, bytes, line, column);
+  }
   if (m_countFlops)
     for (const llvm::BasicBlock& bb : *m_kernel->getFunction())
       for (const llvm::Instruction& inst : bb)
-        if (cltrace::flopsOf(&inst))
+        if (cltrace::flopsOf(&inst) || m_localMemory.count(&inst))
         {
           int line = 0, column = 0, merged = 0;
           cltrace::sourceLine(&inst, &line, &column, &merged);
@@ -234,10 +246,15 @@ void CLTrace::record(const Memory* m, const WorkItem* wi, size_t address, size_t
                      trace_kind kind)
 {
   unsigned as = m->getAddressSpace();
+  const llvm::Instruction* inst = wi->getCurrentInstruction();
+  if (as == AddrSpacePrivate && m_countFlops && inst && m_localMemory.count(inst))
+  {
+    trace_private(m_trace, inst, (uint32_t)size);
+    return;
+  }
   if ((as != AddrSpaceLocal && as != AddrSpaceGlobal) || !m_kernel)
     return;
   trace_access a;
-  const llvm::Instruction* inst = wi->getCurrentInstruction();
   a.site = inst;
   a.line = a.column = a.merged = 0;
   if (inst)

@@ -14,6 +14,8 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Instruction.h>
 #include <llvm/IR/Instructions.h>
+#include <llvm/IR/DataLayout.h>
+#include <llvm/IR/Module.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Value.h>
 #include <llvm/Support/Casting.h>
@@ -74,7 +76,7 @@ const int kUnrollTurns = 16;
 // The turns of loop l when they are a constant (`for (k = 0; k < 4; k++)`: its header's
 // integer phi starts at a constant, steps by one, and the exit test compares it, or its next
 // value, with a constant), else 0.  Only the forms clang emits for such loops.
-int constantTurns(const llvm::Loop* l)
+int constantTurns(const llvm::Loop* l, int cap = kUnrollTurns)
 {
   const llvm::BasicBlock* exiting = l->getExitingBlock();
   const llvm::BranchInst* br =
@@ -105,7 +107,7 @@ int constantTurns(const llvm::Loop* l)
     bool stayOnTrue = l->contains(br->getSuccessor(0));
     long long v = start->getSExtValue(), b = bound->getSExtValue(), d = step->getSExtValue();
     int turns = 0;
-    for (; turns <= kUnrollTurns; turns++, v += d)
+    for (; turns <= cap; turns++, v += d)
     {
       long long tested = cmp->getOperand(0) == next ? v + d : v;
       llvm::APInt ta(64, (uint64_t)tested, true), ba(64, (uint64_t)b, true);
@@ -116,7 +118,7 @@ int constantTurns(const llvm::Loop* l)
     // a test after the body (a rotated loop) runs the body once more than it stays
     if (cmp->getOperand(0) == next || exiting != l->getHeader())
       turns++;
-    return turns >= 2 && turns <= kUnrollTurns ? turns : 0;
+    return turns >= 2 && turns <= cap ? turns : 0;
   }
   return 0;
 }
@@ -210,10 +212,109 @@ bool lineOf(const llvm::Instruction* i, int* line, int* column)
   return true;
 }
 
+// Is v known when the code is compiled, once the loops a GPU's compiler unrolls whole are
+// unrolled: a constant, a counter of such a loop, or arithmetic of those?
+bool staticIndex(const llvm::Value* v, const llvm::LoopInfo& li, int depth,
+                 int cap = kUnrollTurns)
+{
+  if (llvm::isa<llvm::Constant>(v))
+    return true;
+  if (depth > 8)
+    return false;
+  if (const llvm::PHINode* phi = llvm::dyn_cast<llvm::PHINode>(v))
+  {
+    const llvm::Loop* l = li.getLoopFor(phi->getParent());
+    return l && l->getHeader() == phi->getParent() && constantTurns(l, cap) > 0;
+  }
+  if (const llvm::Instruction* i = llvm::dyn_cast<llvm::Instruction>(v))
+  {
+    if (!llvm::isa<llvm::BinaryOperator>(i) && !llvm::isa<llvm::CastInst>(i))
+      return false;
+    for (const llvm::Use& u : i->operands())
+      if (!staticIndex(u.get(), li, depth + 1, cap))
+        return false;
+    return true;
+  }
+  return false;
+}
+
+// The loads and stores through p (a private array or an address into it), into *acc; false
+// when one of the addresses has an index known only at run time.
+// Whether the cause found so far has an index known at compile time (a long loop's counter):
+// an index known only at run time, found later, replaces it.
+thread_local bool causeKnown = false;
+
+bool accessesOf(const llvm::Value* p, const llvm::LoopInfo& li,
+                std::vector<const llvm::Instruction*>* acc, const llvm::Instruction** cause,
+                int depth)
+{
+  bool fixed = true;
+  for (const llvm::User* u : p->users())
+  {
+    const llvm::Instruction* i = llvm::dyn_cast<llvm::Instruction>(u);
+    if (!i)
+      continue;
+    if (llvm::isa<llvm::LoadInst>(i) || llvm::isa<llvm::StoreInst>(i))
+      acc->push_back(i);
+    else if (const llvm::GetElementPtrInst* g = llvm::dyn_cast<llvm::GetElementPtrInst>(i))
+    {
+      bool here = true, known = true;   // known: at compile time, whatever the trip count
+      for (const llvm::Use& ix : g->indices())
+      {
+        here = here && staticIndex(ix.get(), li, 0);
+        known = known && staticIndex(ix.get(), li, 0, 1 << 20);
+      }
+      // the cause named: an index known only at run time, before one of a long loop
+      if (!known && (!*cause || causeKnown))
+        *cause = nullptr, causeKnown = false;
+      else if (!here && !*cause)
+        causeKnown = true;
+      if (!here && !*cause)
+        for (const llvm::User* gu : g->users())
+          if (llvm::isa<llvm::LoadInst>(gu) || llvm::isa<llvm::StoreInst>(gu))
+          {
+            *cause = llvm::cast<llvm::Instruction>(gu);
+            break;
+          }
+      fixed = fixed && here;
+      if (depth < 4)
+        fixed = accessesOf(g, li, acc, cause, depth + 1) && fixed;
+    }
+    else if (llvm::isa<llvm::BitCastInst>(i) && depth < 4)
+      fixed = accessesOf(i, li, acc, cause, depth + 1) && fixed;
+  }
+  return fixed;
+}
+
 } // namespace
 
 namespace cltrace
 {
+
+void localMemoryAccesses(const llvm::Function* f, std::unordered_set<const llvm::Instruction*>* out,
+                         uint64_t* bytes, const llvm::Instruction** cause)
+{
+  *bytes = 0;
+  *cause = nullptr;
+  causeKnown = false;
+  if (!f || f->empty())
+    return;
+  llvm::DominatorTree dt(const_cast<llvm::Function&>(*f));
+  llvm::LoopInfo li(dt);
+  const llvm::DataLayout& dl = f->getParent()->getDataLayout();
+  for (const llvm::Instruction& i : f->getEntryBlock())
+  {
+    const llvm::AllocaInst* a = llvm::dyn_cast<llvm::AllocaInst>(&i);
+    if (!a || !a->getAllocatedType()->isArrayTy())
+      continue;
+    std::vector<const llvm::Instruction*> acc;
+    if (accessesOf(a, li, &acc, cause, 0))
+      continue;
+    out->insert(acc.begin(), acc.end());
+    if (llvm::Optional<llvm::TypeSize> sz = a->getAllocationSizeInBits(dl))
+      *bytes += sz->getFixedSize() / 8;
+  }
+}
 
 void walkCode(irmlp* m, const llvm::Function* f)
 {

@@ -4,6 +4,9 @@
 #ifndef CLTRACE_IRCODE_H
 #define CLTRACE_IRCODE_H
 
+#include <cstdint>
+#include <unordered_set>
+
 namespace llvm
 {
 class Function;
@@ -33,6 +36,14 @@ void sourceLine(const llvm::Instruction* inst, int* line, int* column, int* merg
 // elements of a vector, twice that in double (an H200 runs FP64 at half the FP32 rate);
 // 0 for anything else.  Division and the math library are not counted (GUIDE.md).
 unsigned flopsOf(const llvm::Instruction* inst);
+
+// The private loads and stores of f that a GPU's compiler puts in local memory (per work-item,
+// off-chip, through the L1 and L2) rather than registers: those into a private array some
+// access of which has an index known only at run time (not a constant, nor a counter of a loop
+// the compiler unrolls whole: ircode.cpp, constantTurns).  *bytes: those arrays' size per
+// work-item; *cause: the first access whose index is known only at run time (null: none).
+void localMemoryAccesses(const llvm::Function* f, std::unordered_set<const llvm::Instruction*>* out,
+                         uint64_t* bytes, const llvm::Instruction** cause);
 
 } // namespace cltrace
 

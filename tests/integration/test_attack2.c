@@ -68,7 +68,6 @@ END_TEST
  * what the model does not count (they PASS `speedup` on a CPU), and lesson 7's 2-way conflict
  * at the launch's TILE = 16 judged 4-way at the analysis' TILE = 8 (a false FAIL). */
 static const struct { const char *lesson, *file, *crit, *status; } model_blind[] = {
-	{ "5", "tests/attacks3/l5_private_spill.cl", "speedup", "fail" },
 	{ "5", "tests/attacks3/l5_groups_loop.cl", "speedup", "fail" },
 	{ "5", "tests/attacks3/l5_skewed_conflict.cl", "speedup", "fail" },
 	{ "7", "tests/attacks3/l7_scalar_fragments.cl", "speedup", "fail" },
