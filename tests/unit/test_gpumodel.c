@@ -323,6 +323,47 @@ START_TEST(test_counted_arithmetic)
 }
 END_TEST
 
+/* A private array in local memory: one site in the loop (8 accesses per work-item, 4 B each)
+ * of an array of acc floats per work-item; 8 groups of 256 resident an SM.  acc[256]: 1 KB x
+ * 2048 > 256 KB, the traffic goes at the DRAM's rate; acc[8]: 64 KB fits the L1, only L1
+ * lines. */
+static gpum_result private_array(double floats)
+{
+	cJSON *s = summary(2, 2);
+	for (int k = 0; k < 4; k++)
+		add(s, "global_sites", gsite(10 + k, "load", 512 * 8, 16 * 8, 512 * 8, 16 * 8,
+		                             64 * 8, 2048 * 8, 4));
+	cJSON *a = cJSON_CreateObject();
+	cJSON_AddNumberToObject(a, "line", 15);
+	cJSON_AddNumberToObject(a, "accesses", 512 * 8);
+	cJSON_AddNumberToObject(a, "bytes", 512 * 8 * 4);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(s, "private_sites"), a);
+	cJSON_AddNumberToObject(s, "private_bytes", 4 * floats);
+	cJSON_AddNumberToObject(s, "private_line", 15);
+	gpum_launch l = { .items_m = 512, .items_t = 524288, .groups_t = 2048, .group_size = 256,
+	                  .trips_m = 32, .trips_t = 128, .bytes_in_t = 268435456.0,
+	                  .bytes_out_t = 8192, .groups_per_sm = 8 };
+	gpum_result r;
+	ck_assert_int_eq(gpum_predict(gpum_profile_find("nvidia-sm90"), s, &l, &r), 0);
+	cJSON_Delete(s);
+	return r;
+}
+
+START_TEST(test_private_array_in_local_memory)
+{
+	gpum_result big = private_array(256), small = private_array(8);
+	double traffic = 524288.0 * 8 * 4 * (128.0 / 32);
+	ck_assert_double_eq_tol(big.private_bytes, traffic, 1);
+	ck_assert_int_eq(big.private_dram, 1);
+	ck_assert_int_eq(big.private_line, 15);
+	ck_assert_double_eq_tol(big.term_ms[GPUM_DRAM],
+	                        1e3 * (268435456.0 + 8192 + traffic) / 3.96e12, 1e-9);
+	ck_assert_int_eq(small.private_dram, 0);
+	ck_assert_double_eq_tol(small.term_ms[GPUM_DRAM], 1e3 * (268435456.0 + 8192) / 3.96e12, 1e-9);
+	ck_assert(small.wavefronts > 0 && big.wavefronts == small.wavefronts);
+}
+END_TEST
+
 START_TEST(test_warp_efficiency_lines)
 {
 	gpum_result r = reduction(1, 1, 8);           /* a quarter of the lanes in the tree */
@@ -384,6 +425,7 @@ static Suite *gpumodel_suite(void)
 	tcase_add_test(tc, test_naive_matmul);
 	tcase_add_test(tc, test_reduction_loads_in_flight);
 	tcase_add_test(tc, test_counted_arithmetic);
+	tcase_add_test(tc, test_private_array_in_local_memory);
 	tcase_add_test(tc, test_warp_efficiency_lines);
 	tcase_add_test(tc, test_bank_conflicts_named);
 	tcase_add_test(tc, test_refusals);
