@@ -1,0 +1,30 @@
+// TODO
+__kernel void reduce(__global const float* in, __global float* partial, const int n)
+{
+    __local float s[TILE];
+    __local float t[TILE];
+    const int l = get_local_id(0);
+    const int g = get_global_size(0);
+    /* always s (a local id is never negative), but the compiler cannot know it */
+    __local float* p = l >= 0 ? s : t;
+
+    float acc = 0.0f;
+    s[l] = 0.0f;
+    t[l] = 0.0f;
+    for (int i = get_global_id(0); i < n; i += 4 * g)
+        for (int k = 0; k < 4; k++)
+            if (i + k * g < n) {
+                p[l] = in[i + k * g + (int)(s[l] * 0.0f)];
+                acc += s[l];
+            }
+    s[l] = acc;
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    for (int d = TILE / 2; d > 0; d >>= 1) {
+        if (l < d)
+            s[l] += s[l + d];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0)
+        partial[get_group_id(0)] = s[0];
+}
