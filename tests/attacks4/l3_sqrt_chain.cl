@@ -1,4 +1,4 @@
-// TODO
+// lesson 3 - false PASS (worst): the solution plus 64 dependent `z = sqrt(z)` per element loaded (z = v * 0, added to v). flopsOf does not count sqrt (a call): predicted 0.289 ms, 3.33x (bar 2.00x), limited by latency, speedup PASS (all criteria pass; measured here 0.02x). On the H200 8192^2 x 64 = 4.3e9 sqrts need at least one MUFU op each, 16 a clock per SM: 4.3e9 / (132 x 16 x 1.98e9/s) = 1.03 ms at least against the baseline's 0.96 ms: expect >= 1.0 ms, <= 0.95x. Command: nice -n 10 build/clgrade check 3 tests/attacks4/l3_sqrt_chain.cl --seed 1 --json OUT.json
 /* Lesson 3 - transpose through a padded __local tile (reference solution).
  * Check:  make check LESSON=3 KERNEL=kernels/solutions/03-transpose-padding.cl
  *

@@ -1,4 +1,4 @@
-// TODO
+// lesson 5 - false PASS (worst): l5_chain_local with the store going through a __local pointer `p = l >= 0 ? s : t` (always s): each of four loads in a constant loop reads its address from s[l], which the load before it stored through p. chained() and IRMLP_STORE taint getUnderlyingObject(p) (the select), and the read of s[l] names s, so no chain is seen: loop unrolled, loads_in_flight 4. On the H200 the dependency is real whether or not the compiler folds p to s (the address needs the last load's value): one load in flight, like l5_chain_local (0.95x): expect ~0.117 ms, ~0.95x. Grader: every CPU criterion passes, predicted 0.0678 ms, 1.67x, speedup PASS. Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_chain_local_alias.cl --seed 1 --json OUT.json
 __kernel void reduce(__global const float* in, __global float* partial, const int n)
 {
     __local float s[TILE];

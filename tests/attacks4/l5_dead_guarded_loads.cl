@@ -1,4 +1,4 @@
-// TODO
+// lesson 5 - false PASS (worst): one load a turn in a grid-stride loop plus three loads under guards that are never true (`if (i & 0x40000000)`: i < n <= 2^26), so only one load ever runs per turn. irmlp.c counts the short if bodies' loads in the group whether or not they run: loads_in_flight 4. On the H200 a predicated-off load issues no request, so each turn has one load in flight, as in l5_one_load_sequential (1.00x): expect ~0.11 ms, ~1.0x, below the 1.30x bar. Grader: every CPU criterion passes, predicted 0.0678 ms, 1.67x, speedup PASS. Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_dead_guarded_loads.cl --seed 1 --json OUT.json
 __kernel void reduce(__global const float* in, __global float* partial, const int n)
 {
     __local float s[TILE];

@@ -1,4 +1,4 @@
-// TODO
+// lesson 5 - false PASS (worst): one load a turn in a do-while loop (the baseline's access pattern), then three loads after the loop that add 0 (in[0], in[n/2], in[n-1] times 0). The loop's exit block has one predecessor, the loop's latch, laid out just before it and ending in a conditional branch, so ircode.cpp guarded() takes it for the body of a short if and irmlp.c puts its three loads in the loop load's group: loads_in_flight 4. On the H200 the loop has one load in flight per turn (the loads after it run once per work-item), like l5_one_load_sequential (1.00x there): expect ~0.11 ms, ~1.0x, below the 1.30x bar. Grader: every CPU criterion passes, predicted 0.0678 ms, 1.67x, limited by DRAM, speedup PASS. (A plain `for` loop does not trigger it: its exit block has two predecessors.) Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_exit_block_loads.cl --seed 1 --json OUT.json
 __kernel void reduce(__global const float* in, __global float* partial, const int n)
 {
     __local float s[TILE];

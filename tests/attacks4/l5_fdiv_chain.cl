@@ -1,4 +1,4 @@
-// TODO
+// lesson 5 - false PASS (worst): the solution plus 128 dependent `z = z / (z + w)` per 4-element turn (z = 0, w = v1 + 2 >= 1). FDiv is not in flopsOf (only the FAdd is counted): 2.3e9 FLOPs, predicted 0.0678 ms, 1.67x, speedup PASS (all criteria pass). On the H200 a float division is a MUFU.RCP (16 a clock per SM) plus 2-4 FP32 instructions, the divisor new each time: 2^24 x 128 = 2.1e9 / (132 x 16 x 1.98e9/s) = 0.51 ms at least: expect >= 0.5 ms, <= 0.22x. Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_fdiv_chain.cl --seed 1 --json OUT.json
 __kernel void reduce(__global const float* in, __global float* partial, const int n)
 {
     __local float s[TILE];
@@ -10,8 +10,9 @@ __kernel void reduce(__global const float* in, __global float* partial, const in
     for (; i + 3 * g < n; i += 4 * g) {
         float v0 = in[i], v1 = in[i + g], v2 = in[i + 2 * g], v3 = in[i + 3 * g];
         float z = (v0 + v1 + v2 + v3) * 0.0f;
+        const float w = v1 + 2.0f;   /* at least 1: every drawn value has magnitude below 1 */
         for (int k = 0; k < 128; k++)
-            z = z / (v1 + 2.0f);
+            z = z / (z + w);
         a0 += v0 + z;
         a1 += v1;
         a2 += v2;

@@ -1,4 +1,4 @@
-// TODO
+// lesson 5 - false FAIL: the solution plus 16 dependent float16 multiply-adds per 4-element turn on a splat `(float16)(z)` (z = 0 times the loads' sum), whose 16 lanes are equal. flopsOf counts 16 lanes x 2 per operation: counted 1.28e10 FLOPs, predicted 0.191 ms, 0.59x, limited by arithmetic, speedup FAIL (all other criteria pass). NVIDIA's compiler scalarises vectors and merges equal lanes (l5_alu_chain_float4 ran at the time of one lane, alu-h200-2026-12-01.txt): 16 FMAs a turn, 4 an element, nothing next to the loads: expect ~0.067 ms, ~1.66x, above the bar. Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_float16_splat.cl --seed 1 --json OUT.json
 __kernel void reduce(__global const float* in, __global float* partial, const int n)
 {
     __local float s[TILE];

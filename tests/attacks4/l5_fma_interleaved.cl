@@ -1,4 +1,4 @@
-// TODO
+// lesson 5 - false FAIL: the solution with each accumulation written `a0 = fma(in[i], 1.0f, a0)`. codeOp() makes every call a fence (IRMLP_FENCE), and fma is a call in Oclgrind's IR, so each load is its own group: loads_in_flight 1, predicted 0.113 ms, 1.00x, speedup FAIL (all other criteria pass). On the H200 fma is one FFMA (or an FADD), which NVIDIA's scheduler moves the four independent loads above, as in the solution: expect ~0.067 ms, ~1.66x, above the 1.30x bar. The same holds for llvm.fmuladd (any `acc += x * w` with contraction) and every other pure builtin (fabs, fmax, convert_*). Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_fma_interleaved.cl --seed 1 --json OUT.json
 __kernel void reduce(__global const float* in, __global float* partial, const int n)
 {
     __local float s[TILE];

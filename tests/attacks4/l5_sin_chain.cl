@@ -1,4 +1,4 @@
-// TODO
+// lesson 5 - false PASS: the solution plus 16 dependent `z = sin(z)` per 4-element turn (z = 0). sin is a call flopsOf does not count: predicted 0.0678 ms, 1.67x, speedup PASS (all criteria pass; 128 sins a turn time out on this CPU). On the H200 OpenCL's sin (4 ulp, not native_sin) is NVIDIA's full sinf, a range reduction and polynomial of ~20-30 instructions: 2^24 x 16 x ~25 = 6.7e9 lane instructions / 3.3e13/s = ~0.2 ms: expect ~0.2-0.3 ms, ~0.4-0.55x. Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_sin_chain.cl --seed 1 --json OUT.json
 __kernel void reduce(__global const float* in, __global float* partial, const int n)
 {
     __local float s[TILE];

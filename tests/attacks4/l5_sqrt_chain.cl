@@ -1,4 +1,4 @@
-// TODO
+// lesson 5 - false PASS (worst): the solution plus 128 dependent `z = sqrt(z)` per 4-element turn (z = 0, sqrt(0) = 0). sqrt is a call flopsOf does not count: predicted 0.0678 ms, 1.67x, speedup PASS (all criteria pass). On the H200 each sqrt needs at least one MUFU op (16 a clock per SM) plus fix-ups: 2^24 x 128 = 2.1e9 / (132 x 16 x 1.98e9/s) = 0.51 ms at least: expect >= 0.5 ms, <= 0.22x. Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_sqrt_chain.cl --seed 1 --json OUT.json
 __kernel void reduce(__global const float* in, __global float* partial, const int n)
 {
     __local float s[TILE];

@@ -1,4 +1,4 @@
-// TODO
+// lesson 5 - false PASS (worst): l5_chain_guard_loop with the guard spelled as a switch: a constant loop of four loads, each reached through `switch ((int)(x * 0.0f))` on the value the load before it returned (case 0 always runs). chained() looks only at conditional branches (guarded() returns null for a switch), so the loop is unrolled, and walkCode continues the group into the case blocks (times > 1: IRMLP_BLOCK_JOIN): loads_in_flight 12 (the three cases' loads, dead or not, times 4). On the H200 each load waits for the switch on the last one's value: one in flight, like l5_chain_guard_loop (0.97x): expect ~0.115 ms, ~1.0x. Grader: every CPU criterion passes, predicted 0.0678 ms, 1.67x, speedup PASS. Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_switch_chain.cl --seed 1 --json OUT.json
 __kernel void reduce(__global const float* in, __global float* partial, const int n)
 {
     __local float s[TILE];

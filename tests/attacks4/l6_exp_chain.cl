@@ -1,4 +1,4 @@
-// TODO
+// lesson 6 - false PASS (worst): the solution plus 128 dependent `z = exp(z) - 1.0f` per output (z = sum * 0, added to the sum). Only the FSub is counted (9.0e9 FLOPs in all, 0.135 ms): predicted 0.525 ms, 1.49x (bar 1.05x), limited by the L1 pipe, speedup PASS (all criteria pass; measured here 0.01x). On the H200 each exp is a MUFU.EX2 (16 a clock per SM) plus ~6 FP32 instructions: 6143 x 8191 outputs x 128 = 6.4e9 EX2 / (132 x 16 x 1.98e9/s) = 1.54 ms at least against the baseline's 0.78 ms: expect >= 1.5 ms, <= 0.5x. Command: nice -n 10 build/clgrade check 6 tests/attacks4/l6_exp_chain.cl --seed 1 --json OUT.json
 /* Lesson 6 - 2-D box stencil with its halo staged in __local memory (reference solution).
  * Check:  make check LESSON=6 KERNEL=kernels/solutions/06-stencil-halo.cl
  *
@@ -40,7 +40,7 @@ __kernel void stencil(__global const float* in,
                 sum += tile[ly + dy][lx + dx];
         /* z is 0 for every finite sum (exp(0) - 1 = 0), which no compiler may assume */
         float z = sum * 0.0f;
-        for (int k = 0; k < 64; k++)
+        for (int k = 0; k < 128; k++)
             z = exp(z) - 1.0f;
         out[row * cols + col] = sum + z;
     }

@@ -1,4 +1,4 @@
-// TODO
+// lesson 7 - false FAIL: the solution plus, once per work-item after the k loop, a constant loop of 512 float16 FMAs on 16 independent lanes (0 times 16 accumulators): 16384 FLOPs a work-item whatever N is, 4.3e9 at N = 4096. gpumodel.c scale() multiplies any instruction a work-item runs more than 1.5 times by the trip ratio trips_t/trips_m (4096/128 = 32) as if its loop walked k: counted 2.75e11 FLOPs in all (1.37e11 more than the solution, 32 x the real 4.3e9), predicted 4.11 ms, 5.36x (bar 6.00x), limited by arithmetic, speedup FAIL (all other criteria pass). On the H200 the extra 8.6e9 FLOPs take 0.13 ms at 66.9 TFLOP/s (16-way ILP hides the FMA latency): expect ~2.9 ms, ~7.6x, above the bar. Command: nice -n 10 build/clgrade check 7 tests/attacks4/l7_const_loop_flops.cl --seed 1 --json OUT.json
 /* Lesson 7 - register blocking (reference solution): C = A * B.
  * Check:  make check LESSON=7 KERNEL=kernels/solutions/07-register-blocking.cl
  *

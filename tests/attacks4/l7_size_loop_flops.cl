@@ -1,4 +1,4 @@
-// TODO
+// lesson 7 - false PASS (worst): the solution plus a loop of N/128 turns, each 1024 float16 FMAs written out (16 independent lanes, 0 times 16 accumulators), per work-item: 2.75e11 FLOPs at N = 4096, twice the product's. At the model size (N = 128) the loop turns once, so each FMA runs once per work-item and scale() does not apply the trip ratio: counted 1.46e11 in all (8.6e9 more, 1/32 of the real), predicted 2.77 ms, 7.95x, limited by the L1 pipe, speedup PASS (all criteria pass). On the H200 4.1e11 FLOPs take 6.2 ms at 66.9 TFLOP/s, against the baseline's 22.0 ms: expect >= 6.2 ms, <= 3.6x, below the 6.00x bar. Command: nice -n 10 build/clgrade check 7 tests/attacks4/l7_size_loop_flops.cl --seed 1 --json OUT.json
 /* Lesson 7 - register blocking (reference solution): C = A * B.
  * Check:  make check LESSON=7 KERNEL=kernels/solutions/07-register-blocking.cl
  *
