@@ -1,0 +1,33 @@
+// lesson 5 - false PASS (worst): the solution plus 128 dependent `z = z / (z + w)` per 4-element turn (z = 0, w = v1 + 2 >= 1). FDiv is not in flopsOf (only the FAdd is counted): 2.3e9 FLOPs, predicted 0.0678 ms, 1.67x, speedup PASS (all criteria pass). On the H200 a float division is a MUFU.RCP (16 a clock per SM) plus 2-4 FP32 instructions, the divisor new each time: 2^24 x 128 = 2.1e9 / (132 x 16 x 1.98e9/s) = 0.51 ms at least: expect >= 0.5 ms, <= 0.22x. Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_fdiv_chain.cl --seed 1 --json OUT.json
+__kernel void reduce(__global const float* in, __global float* partial, const int n)
+{
+    __local float s[TILE];
+    const int l = get_local_id(0);
+    const int g = get_global_size(0);
+
+    float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+    int i = get_global_id(0);
+    for (; i + 3 * g < n; i += 4 * g) {
+        float v0 = in[i], v1 = in[i + g], v2 = in[i + 2 * g], v3 = in[i + 3 * g];
+        float z = (v0 + v1 + v2 + v3) * 0.0f;
+        const float w = v1 + 2.0f;   /* at least 1: every drawn value has magnitude below 1 */
+        for (int k = 0; k < 128; k++)
+            z = z / (z + w);
+        a0 += v0 + z;
+        a1 += v1;
+        a2 += v2;
+        a3 += v3;
+    }
+    for (; i < n; i += g)
+        a0 += in[i];
+    s[l] = (a0 + a1) + (a2 + a3);
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    for (int d = TILE / 2; d > 0; d >>= 1) {
+        if (l < d)
+            s[l] += s[l + d];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0)
+        partial[get_group_id(0)] = s[0];
+}

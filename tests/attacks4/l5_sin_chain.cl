@@ -1,0 +1,32 @@
+// lesson 5 - false PASS: the solution plus 16 dependent `z = sin(z)` per 4-element turn (z = 0). sin is a call flopsOf does not count: predicted 0.0678 ms, 1.67x, speedup PASS (all criteria pass; 128 sins a turn time out on this CPU). On the H200 OpenCL's sin (4 ulp, not native_sin) is NVIDIA's full sinf, a range reduction and polynomial of ~20-30 instructions: 2^24 x 16 x ~25 = 6.7e9 lane instructions / 3.3e13/s = ~0.2 ms: expect ~0.2-0.3 ms, ~0.4-0.55x. Command: nice -n 10 build/clgrade check 5 tests/attacks4/l5_sin_chain.cl --seed 1 --json OUT.json
+__kernel void reduce(__global const float* in, __global float* partial, const int n)
+{
+    __local float s[TILE];
+    const int l = get_local_id(0);
+    const int g = get_global_size(0);
+
+    float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+    int i = get_global_id(0);
+    for (; i + 3 * g < n; i += 4 * g) {
+        float v0 = in[i], v1 = in[i + g], v2 = in[i + 2 * g], v3 = in[i + 3 * g];
+        float z = (v0 + v1 + v2 + v3) * 0.0f;
+        for (int k = 0; k < 16; k++)
+            z = sin(z);
+        a0 += v0 + z;
+        a1 += v1;
+        a2 += v2;
+        a3 += v3;
+    }
+    for (; i < n; i += g)
+        a0 += in[i];
+    s[l] = (a0 + a1) + (a2 + a3);
+    barrier(CLK_LOCAL_MEM_FENCE);
+
+    for (int d = TILE / 2; d > 0; d >>= 1) {
+        if (l < d)
+            s[l] += s[l + d];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    if (l == 0)
+        partial[get_group_id(0)] = s[0];
+}
