@@ -102,8 +102,9 @@ void irmlp_step(irmlp *m, irmlp_op op, const void *inst, const void *const *ops,
 		taint(m, inst);
 		break;
 	case IRMLP_STORE:
-		if (n == 2 && tainted(m, ops, 1))
-			taint(m, ops[1]);
+		if (n >= 2 && tainted(m, ops, 1))
+			for (int i = 1; i < n; i++)
+				taint(m, ops[i]);
 		break;
 	case IRMLP_OTHER:
 		if (tainted(m, ops, n))

@@ -42,11 +42,12 @@ typedef enum {
 	                       them) */
 	IRMLP_LOAD,         /* a __global or __constant load                                   */
 	IRMLP_STORE,        /* a store to private or __local memory (ops: the value stored, then
-	                       the variable stored to): a value that needs a load of the group
-	                       taints the variable, so that what is read back from it does too
+	                       every variable it may go to): a value that needs a load of the
+	                       group taints them, so that what is read back from them does too
 	                       (a load whose address goes through a private array still waits) */
-	IRMLP_FENCE,        /* a call (barrier, function) or a __global store: loads after it
-	                       are not hoisted above it                                        */
+	IRMLP_FENCE,        /* a barrier, an atomic, a call that touches memory or an unknown
+	                       function, or a __global store: loads after it are not hoisted
+	                       above it (a call that touches no memory is IRMLP_OTHER)          */
 	IRMLP_OTHER         /* anything else (a private or __local load: ops include the variable
 	                       read)                                                           */
 } irmlp_op;

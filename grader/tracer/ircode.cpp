@@ -31,16 +31,26 @@ namespace
 {
 
 // The condition on which bb runs, or null: bb's one predecessor is prev, the block laid out
-// just before it, which branches on that condition to bb or elsewhere: the body of a short
-// `if` (its other target is where the body rejoins) or a copy of an unrolled loop's body (its
-// other target is the loop's exit).  A GPU compiler predicates such code (CUDA C Programming
+// just before it, in the same loop, which branches on that condition (or switches on that
+// value) to bb or elsewhere: the body of a short `if` (its other target is where the body
+// rejoins) or a copy of an unrolled loop's body (its other target is the loop's exit).  A GPU compiler predicates such code (CUDA C Programming
 // Guide, "Branch predication"), so bb's loads issue with prev's (irmlp.h, IRMLP_BLOCK_IF).
-const void* guarded(const llvm::BasicBlock* prev, const llvm::BasicBlock* bb)
+const void* guarded(const llvm::BasicBlock* prev, const llvm::BasicBlock* bb,
+                    const llvm::LoopInfo& li)
 {
   if (!prev || bb->getSinglePredecessor() != prev)
     return nullptr;
-  const llvm::BranchInst* br = llvm::dyn_cast<llvm::BranchInst>(prev->getTerminator());
-  return br && br->isConditional() ? br->getCondition() : nullptr;
+  // a loop's exit is no `if` body: the loop's turns are over before it runs
+  // (tests/attacks4/l5_exit_block_loads.cl)
+  if (li.getLoopFor(prev) != li.getLoopFor(bb))
+    return nullptr;
+  const llvm::Instruction* t = prev->getTerminator();
+  if (const llvm::BranchInst* br = llvm::dyn_cast<llvm::BranchInst>(t))
+    return br->isConditional() ? br->getCondition() : nullptr;
+  // a switch's case: entered on the switch's value (tests/attacks4/l5_switch_chain.cl)
+  if (const llvm::SwitchInst* sw = llvm::dyn_cast<llvm::SwitchInst>(t))
+    return sw->getCondition();
+  return nullptr;
 }
 
 // Does bb rejoin the short `if` whose body, ifBody, is laid out just before it: its two
@@ -56,6 +66,30 @@ bool rejoins(const llvm::BasicBlock* ifBody, const llvm::BasicBlock* bb)
   return true;
 }
 
+// May the call touch memory or synchronise?  Oclgrind declares OpenCL's builtins without
+// attributes (and clang marks them all convergent), so a builtin with no pointer among its
+// arguments (fma, sqrt, get_global_id, convert_float) touches nothing, unless its name says
+// it synchronises or prints; an LLVM intrinsic says so itself.
+bool touchesMemory(const llvm::CallBase* c)
+{
+  const llvm::Function* f = c->getCalledFunction();
+  if (!f)
+    return true;
+  if (f->isIntrinsic())
+    return c->mayReadOrWriteMemory() || c->isConvergent();
+  // clang marks every OpenCL function convergent (any might hold a barrier): the name says
+  llvm::StringRef n = f->getName();
+  if (n.contains("barrier") || n.contains("fence") || n.contains("work_group") ||
+      n.contains("sub_group") || n.contains("printf") || n.contains("atom"))
+    return true;
+  if (!f->isDeclaration())
+    return true;   // a function of the kernel's own, not inlined: what it does is not read here
+  for (const llvm::Use& a : c->args())
+    if (a->getType()->isPointerTy())
+      return true;
+  return false;
+}
+
 irmlp_op codeOp(const llvm::Instruction& inst)
 {
   if (const llvm::LoadInst* l = llvm::dyn_cast<llvm::LoadInst>(&inst))
@@ -67,7 +101,12 @@ irmlp_op codeOp(const llvm::Instruction& inst)
     return st->getPointerAddressSpace() == AddrSpaceGlobal ? IRMLP_FENCE : IRMLP_OTHER;
   if (llvm::isa<llvm::DbgInfoIntrinsic>(&inst))
     return IRMLP_OTHER;
-  return llvm::isa<llvm::CallBase>(&inst) ? IRMLP_FENCE : IRMLP_OTHER;
+  // a call that touches no memory and synchronises nothing (get_global_id, fma, sqrt) is
+  // arithmetic; a barrier, an atomic, a vload or an unknown function is a fence
+  // (tests/attacks4/l5_fmuladd_scaled.cl: `a += x * w` calls llvm.fmuladd)
+  if (const llvm::CallBase* c = llvm::dyn_cast<llvm::CallBase>(&inst))
+    return touchesMemory(c) ? IRMLP_FENCE : IRMLP_OTHER;
+  return IRMLP_OTHER;
 }
 
 // A loop a GPU's compiler unrolls whole: at most this many turns, fixed at compile time.
@@ -123,6 +162,16 @@ int constantTurns(const llvm::Loop* l, int cap = kUnrollTurns)
   return 0;
 }
 
+// Every variable p may point into, through selects and phis (`l >= 0 ? s : t`: both), onto
+// *out (tests/attacks4/l5_chain_local_alias.cl).
+void objectsOf(const llvm::Value* p, std::vector<const void*>* out)
+{
+  llvm::SmallVector<const llvm::Value*, 4> objs;
+  llvm::getUnderlyingObjects(p, objs);
+  for (const llvm::Value* o : objs)
+    out->push_back(o);
+}
+
 bool globalLoad(const llvm::Instruction& i)
 {
   const llvm::LoadInst* l = llvm::dyn_cast<llvm::LoadInst>(&i);
@@ -133,7 +182,7 @@ bool globalLoad(const llvm::Instruction& i)
 // returned: its address, or the condition its block is entered on, reads a value that depends
 // on one of them, through the loop's phis or through a private or __local variable the loop
 // stores it in?  Then its turns wait for each other, unrolled or not.
-bool chained(const llvm::Loop* l)
+bool chained(const llvm::Loop* l, const llvm::LoopInfo& li)
 {
   std::set<const llvm::Value*> dep;
   for (const llvm::BasicBlock* bb : l->blocks())
@@ -146,22 +195,28 @@ bool chained(const llvm::Loop* l)
     for (const llvm::BasicBlock* bb : l->blocks())
       for (const llvm::Instruction& i : *bb)
       {
-        const llvm::Value* to = &i;
+        std::vector<const void*> to;
         bool d = false;
         if (const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&i))
         {
-          to = llvm::getUnderlyingObject(st->getPointerOperand());
+          objectsOf(st->getPointerOperand(), &to);
           d = dep.count(st->getValueOperand());
         }
         else
         {
+          to.push_back(&i);
           for (const llvm::Use& u : i.operands())
             d = d || dep.count(u.get());
+          std::vector<const void*> from;
           if (const llvm::LoadInst* ld = llvm::dyn_cast<llvm::LoadInst>(&i))
-            d = d || dep.count(llvm::getUnderlyingObject(ld->getPointerOperand()));
+            objectsOf(ld->getPointerOperand(), &from);
+          for (const void* o : from)
+            d = d || dep.count(static_cast<const llvm::Value*>(o));
         }
-        if (d && !globalLoad(i) && dep.insert(to).second)
-          grew = true;
+        if (d && !globalLoad(i))
+          for (const void* o : to)
+            if (dep.insert(static_cast<const llvm::Value*>(o)).second)
+              grew = true;
       }
   }
   for (const llvm::BasicBlock* bb : l->blocks())
@@ -178,7 +233,7 @@ bool chained(const llvm::Loop* l)
         const llvm::BasicBlock* from = b->getSinglePredecessor();
         if (!from || !l->contains(from))
           break;
-        const void* cond = guarded(from, b);
+        const void* cond = guarded(from, b, li);
         if (cond && dep.count(static_cast<const llvm::Value*>(cond)))
           return true;
         b = from;
@@ -195,7 +250,7 @@ int unrolledTimes(const llvm::LoopInfo& li, const llvm::BasicBlock* bb)
   for (const llvm::Loop* l = li.getLoopFor(bb); l; l = l->getParentLoop())
   {
     int t = constantTurns(l);
-    if (!t || times * t > kUnrollTurns * 4 || chained(l))
+    if (!t || times * t > kUnrollTurns * 4 || chained(l, li))
       break;
     times *= t;
   }
@@ -331,7 +386,7 @@ void walkCode(irmlp* m, const llvm::Function* f)
     // in a loop unrolled whole every block is straight code: it goes on with the group, on
     // the condition it is entered on, if any
     const llvm::BasicBlock* from = times > 1 ? bb.getSinglePredecessor() : prev;
-    const void* cond = guarded(from, &bb);
+    const void* cond = guarded(from, &bb, li);
     irmlp_times(m, times);
     if (cond)
       irmlp_step(m, IRMLP_BLOCK_IF, &bb, &cond, 1);
@@ -348,10 +403,10 @@ void walkCode(irmlp* m, const llvm::Function* f)
       const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&inst);
       if (st && op != IRMLP_FENCE)
       {
-        // a private or __local store: the value, then the variable it goes into
+        // a private or __local store: the value, then every variable it may go into
         op = IRMLP_STORE;
         ops.push_back(st->getValueOperand());
-        ops.push_back(llvm::getUnderlyingObject(st->getPointerOperand()));
+        objectsOf(st->getPointerOperand(), &ops);
       }
       else
       {
@@ -359,7 +414,7 @@ void walkCode(irmlp* m, const llvm::Function* f)
           ops.push_back(u.get());
         if (const llvm::LoadInst* ld = llvm::dyn_cast<llvm::LoadInst>(&inst))
           if (op == IRMLP_OTHER)   // read back from a private or __local variable
-            ops.push_back(llvm::getUnderlyingObject(ld->getPointerOperand()));
+            objectsOf(ld->getPointerOperand(), &ops);
       }
       irmlp_step(m, op, &inst, ops.data(), (int)ops.size());
     }
