@@ -100,7 +100,11 @@ static const char *one_load[] = { FX "l5_step1_interleaved.cl", FX "l5_one_load_
                                    * out: 0.95-1.16x on the H200 (guarded-h200-2026-12-01.txt) */
                                   FX "l5_guard_needs_load.cl", FX "l5_chain_private.cl",
                                   FX "l5_chain_phi.cl", FX "l5_chain_local.cl",
-                                  FX "l5_chain_guard_loop.cl", FX "l5_chain_straight_private.cl" };
+                                  FX "l5_chain_guard_loop.cl", FX "l5_chain_straight_private.cl",
+                                  /* the hostile review of those rules (tests/attacks4): a
+                                   * loop's exit, a switch, a __local pointer's alias */
+                                  FX "l5_exit_block_loads.cl", FX "l5_switch_chain.cl",
+                                  FX "l5_chain_local_alias.cl", FX "l5_chain_straight_alias.cl" };
 
 START_TEST(one_load_per_turn_fails_only_predicted_speedup)
 {
@@ -170,7 +174,9 @@ static const char *right[] = { FX "l5_half_group_first_add.cl", FX "l5_guarded_l
                                FX "l5_guarded_ternary.cl", FX "l5_guarded_loop4.cl",
                                FX "l5_pragma_unroll.cl",
                                /* a private acc[8] indexed at run time fits the L1: 1.66x */
-                               FX "l5_private_spill8.cl" };
+                               FX "l5_private_spill8.cl",
+                               /* builtins that touch no memory: `a += x * w`, fma() */
+                               FX "l5_fmuladd_scaled.cl", FX "l5_fma_interleaved.cl" };
 
 START_TEST(other_right_design_passes)
 {
