@@ -178,54 +178,72 @@ bool globalLoad(const llvm::Instruction& i)
   return l && codeOp(i) == IRMLP_LOAD;
 }
 
-// Does a __global load of loop l need, from one turn to the next, what another of its loads
-// returned: its address, or the condition its block is entered on, reads a value that depends
-// on one of them, through the loop's phis or through a private or __local variable the loop
-// stores it in?  Then its turns wait for each other, unrolled or not.
-bool chained(const llvm::Loop* l, const llvm::LoopInfo& li)
+// What depends, within loop l, on the values in dep: dep grown in place through the loop's
+// instructions and through the private or __local variables it stores them in (a variable
+// joins dep when a value of dep is stored into it; what is read from it depends on it).
+// __global loads are not grown through: they are what the question is about.
+void dependents(const llvm::Loop* l, std::set<const llvm::Value*>* dep)
 {
-  std::set<const llvm::Value*> dep;
-  for (const llvm::BasicBlock* bb : l->blocks())
-    for (const llvm::Instruction& i : *bb)
-      if (globalLoad(i))
-        dep.insert(&i);
   for (bool grew = true; grew;)
   {
     grew = false;
     for (const llvm::BasicBlock* bb : l->blocks())
       for (const llvm::Instruction& i : *bb)
       {
-        std::vector<const void*> to;
+        std::vector<const void*> to, from;
         bool d = false;
         if (const llvm::StoreInst* st = llvm::dyn_cast<llvm::StoreInst>(&i))
         {
           objectsOf(st->getPointerOperand(), &to);
-          d = dep.count(st->getValueOperand());
+          d = dep->count(st->getValueOperand());
         }
         else
         {
           to.push_back(&i);
           for (const llvm::Use& u : i.operands())
-            d = d || dep.count(u.get());
-          std::vector<const void*> from;
+            d = d || dep->count(u.get());
           if (const llvm::LoadInst* ld = llvm::dyn_cast<llvm::LoadInst>(&i))
             objectsOf(ld->getPointerOperand(), &from);
           for (const void* o : from)
-            d = d || dep.count(static_cast<const llvm::Value*>(o));
+            d = d || dep->count(static_cast<const llvm::Value*>(o));
         }
         if (d && !globalLoad(i))
           for (const void* o : to)
-            if (dep.insert(static_cast<const llvm::Value*>(o)).second)
+            if (dep->insert(static_cast<const llvm::Value*>(o)).second)
               grew = true;
       }
   }
+}
+
+// Does a __global load of loop l need, from one turn to the next, what another of its loads
+// returned: its address, or a condition it is reached on, reads a value handed from one turn
+// to the next (a phi of the loop's head, or a private or __local variable) that depends on
+// one of them?  Then its turns wait for each other, unrolled or not.  A load that needs
+// another of the same turn only (`y = in[(int)x]`, x loaded just before) leaves the turns
+// free to overlap (tests/attacks4/l5_four_short_chains.cl).
+bool chained(const llvm::Loop* l, const llvm::LoopInfo& li)
+{
+  std::set<const llvm::Value*> dep, carried;
+  for (const llvm::BasicBlock* bb : l->blocks())
+    for (const llvm::Instruction& i : *bb)
+      if (globalLoad(i))
+        dep.insert(&i);
+  dependents(l, &dep);
+  // what a turn hands the next: the head's phis and the variables, where they depend on a load
+  for (const llvm::PHINode& phi : l->getHeader()->phis())
+    if (dep.count(&phi))
+      carried.insert(&phi);
+  for (const llvm::Value* v : dep)
+    if (!llvm::isa<llvm::Instruction>(v) || llvm::isa<llvm::AllocaInst>(v))
+      carried.insert(v);
+  dependents(l, &carried);
   for (const llvm::BasicBlock* bb : l->blocks())
     for (const llvm::Instruction& i : *bb)
     {
       if (!globalLoad(i))
         continue;
       for (const llvm::Use& u : i.operands())
-        if (dep.count(u.get()))
+        if (carried.count(u.get()))
           return true;
       // the conditions it is reached on within the turn (`if (x > 0 && i < n)`: two blocks)
       for (const llvm::BasicBlock* b = bb; b != l->getHeader();)
@@ -234,7 +252,7 @@ bool chained(const llvm::Loop* l, const llvm::LoopInfo& li)
         if (!from || !l->contains(from))
           break;
         const void* cond = guarded(from, b, li);
-        if (cond && dep.count(static_cast<const llvm::Value*>(cond)))
+        if (cond && carried.count(static_cast<const llvm::Value*>(cond)))
           return true;
         b = from;
       }
@@ -243,16 +261,19 @@ bool chained(const llvm::Loop* l, const llvm::LoopInfo& li)
 }
 
 // What bb's loads count (irmlp_times): the product of the turns of the loops around it that a
-// GPU's compiler unrolls, from the innermost out to the first one it does not; 1 outside them.
+// GPU's compiler unrolls, from the innermost out to the first one it does not (a chained one
+// counts 1); 1 outside them.
 int unrolledTimes(const llvm::LoopInfo& li, const llvm::BasicBlock* bb)
 {
   int times = 1;
   for (const llvm::Loop* l = li.getLoopFor(bb); l; l = l->getParentLoop())
   {
     int t = constantTurns(l);
-    if (!t || times * t > kUnrollTurns * 4 || chained(l, li))
+    if (!t || times * t > kUnrollTurns * 4)
       break;
-    times *= t;
+    // unrolled still, but its turns wait for each other: they count once, and the loops
+    // around it may still overlap theirs (tests/attacks4/l5_four_short_chains.cl)
+    times *= chained(l, li) ? 1 : t;
   }
   return times;
 }

@@ -85,7 +85,6 @@ static const struct { const char *lesson, *file, *crit, *status; } model_blind[]
 	{ "6", "tests/attacks4/l6_exp_chain.cl", "speedup", "fail" },
 	{ "7", "tests/attacks4/l7_size_loop_flops.cl", "speedup", "fail" },
 	{ "5", "tests/attacks4/l5_float16_splat.cl", "speedup", "pass" },
-	{ "5", "tests/attacks4/l5_four_short_chains.cl", "speedup", "pass" },
 	{ "7", "tests/attacks4/l7_const_loop_flops.cl", "speedup", "pass" },
 };
 

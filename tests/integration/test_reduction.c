@@ -176,7 +176,9 @@ static const char *right[] = { FX "l5_half_group_first_add.cl", FX "l5_guarded_l
                                /* a private acc[8] indexed at run time fits the L1: 1.66x */
                                FX "l5_private_spill8.cl",
                                /* builtins that touch no memory: `a += x * w`, fma() */
-                               FX "l5_fmuladd_scaled.cl", FX "l5_fma_interleaved.cl" };
+                               FX "l5_fmuladd_scaled.cl", FX "l5_fma_interleaved.cl",
+                               /* four chains of two loads in a constant loop overlap */
+                               FX "l5_four_short_chains.cl" };
 
 START_TEST(other_right_design_passes)
 {
