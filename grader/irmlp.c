@@ -3,7 +3,7 @@
 
 #include "irmlp.h"
 
-typedef struct { const void *inst; int group, times; } irmlp_load;
+typedef struct { const void *inst; int group, times, id; } irmlp_load;
 
 struct irmlp {
 	const void **taint;       /* values that depend on a load of the open group */
@@ -12,6 +12,7 @@ struct irmlp {
 	irmlp_load *loads;
 	int nloads, caploads;
 	int times;                /* what the next load counts (irmlp_times); 0 means 1 */
+	int groups;               /* groups closed so far: the last one's id */
 };
 
 static void *grow(void *p, size_t elem, int *cap, int need)
@@ -47,7 +48,7 @@ void irmlp_free(irmlp *m)
 
 void irmlp_reset(irmlp *m)
 {
-	m->ntaint = m->nloads = m->open_from = m->times = 0;
+	m->ntaint = m->nloads = m->open_from = m->times = m->groups = 0;
 }
 
 void irmlp_times(irmlp *m, int times)
@@ -60,8 +61,12 @@ static void close_group(irmlp *m)
 	int n = 0;
 	for (int i = m->open_from; i < m->nloads; i++)
 		n += m->loads[i].times;
-	for (int i = m->open_from; i < m->nloads; i++)
+	if (m->open_from < m->nloads)
+		m->groups++;
+	for (int i = m->open_from; i < m->nloads; i++) {
 		m->loads[i].group = n;
+		m->loads[i].id = m->groups;
+	}
 	m->open_from = m->nloads;
 	m->ntaint = 0;
 }
@@ -98,7 +103,7 @@ void irmlp_step(irmlp *m, irmlp_op op, const void *inst, const void *const *ops,
 		if (tainted(m, ops, n))
 			close_group(m);
 		m->loads = grow(m->loads, sizeof *m->loads, &m->caploads, m->nloads + 1);
-		m->loads[m->nloads++] = (irmlp_load){ inst, 0, m->times ? m->times : 1 };
+		m->loads[m->nloads++] = (irmlp_load){ inst, 0, m->times ? m->times : 1, 0 };
 		taint(m, inst);
 		break;
 	case IRMLP_STORE:
@@ -118,10 +123,33 @@ void irmlp_end(irmlp *m)
 	close_group(m);
 }
 
-int irmlp_of(const irmlp *m, const void *inst)
+static const irmlp_load *load_of(const irmlp *m, const void *inst)
 {
 	for (int i = 0; i < m->nloads; i++)
 		if (m->loads[i].inst == inst)
-			return m->loads[i].group;
-	return 0;
+			return &m->loads[i];
+	return NULL;
+}
+
+int irmlp_of(const irmlp *m, const void *inst)
+{
+	const irmlp_load *l = load_of(m, inst);
+	return l ? l->group : 0;
+}
+
+int irmlp_group_of(const irmlp *m, const void *inst)
+{
+	const irmlp_load *l = load_of(m, inst);
+	return l ? l->id : 0;
+}
+
+int irmlp_times_of(const irmlp *m, const void *inst)
+{
+	const irmlp_load *l = load_of(m, inst);
+	return l ? l->times : 0;
+}
+
+int irmlp_groups(const irmlp *m)
+{
+	return m->groups;
 }

@@ -67,5 +67,12 @@ void irmlp_times(irmlp *m, int times);
 void irmlp_end(irmlp *m);
 /* The group size of load inst, 0 when inst is not a load seen here. */
 int irmlp_of(const irmlp *m, const void *inst);
+/* Its group's number (1 .. irmlp_groups, in the order the groups closed) and what it counts
+ * in it (irmlp_times); 0 when inst is not a load seen here.  The tracer weighs a group's
+ * loads by how often each ran (trace_summary.c), so that a load the code holds but the
+ * kernel never runs is not in flight. */
+int irmlp_group_of(const irmlp *m, const void *inst);
+int irmlp_times_of(const irmlp *m, const void *inst);
+int irmlp_groups(const irmlp *m);
 
 #endif

@@ -336,11 +336,13 @@ site_of(worker *w, const irmlp *t_code, uint32_t nlanes, const trace_access *a, 
 	}
 	w->sites = grow(w->sites, sizeof *w->sites, &w->capsites, w->nsites + 1);
 	s = w->nsites++;
-	w->sites[s] = (site){ a->site, var, a->kind, entry_of(w, a, var) };
+	w->sites[s] = (site){ a->site, var, a->kind, entry_of(w, a, var), 0 };
 	entry *e = &w->entries[w->sites[s].entry];
 	int mlp = a->space == TRACE_GLOBAL ? irmlp_of(t_code, a->site) : 0;
-	if (mlp > e->mlp)
+	if (mlp > e->mlp) {
 		e->mlp = mlp;
+		e->mlp_group = irmlp_group_of(t_code, a->site);
+	}
 	if (2 * w->nsites > w->hashcap)
 		hash_grow(w);
 	else
@@ -427,6 +429,7 @@ trace_record(trace *t, const trace_access *a)
 	int var = trace_var_of(t, a->space, a->address);
 	w->fingerprint[a->space == TRACE_LOCAL] += access_mix(t, a, var);
 	int s = site_of(w, t->code, t->nlanes, a, var);
+	w->sites[s].runs++;
 	entry *e = &w->entries[w->sites[s].entry];
 	e->accesses++;
 	e->bytes += a->size;

@@ -57,6 +57,7 @@ typedef struct entry {
 	                                                 0's warps, __global: requests) and their
 	                                                 active lanes: warp execution efficiency */
 	int mlp;                                      /* __global loads: irmlp group size, 0 unknown */
+	int mlp_group;                                /* that group's number (irmlp_group_of)     */
 } entry;
 
 /* One accessing instruction (k counters and warps are per site). */
@@ -65,6 +66,7 @@ typedef struct site {
 	int var;
 	trace_kind kind;
 	int entry;
+	uint64_t runs;                  /* its executions, for loads in flight (trace_summary.c) */
 } site;
 
 /* One buffered access of the current barrier interval. */

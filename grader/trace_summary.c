@@ -3,6 +3,7 @@
  * sectors, the worst warp of each row), the bytes moved, the access fingerprint and the
  * findings; written at the kernel's end (or when the run stops early).  See trace.c. */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "trace_int.h"
@@ -143,8 +144,60 @@ request_json(const entry *e)
 	return o;
 }
 
+/* Loads in flight per irmlp group, from what ran: each load of a group counts what irmlp gave
+ * it (irmlp_times) times how often it ran beside the group's most-run load, at most once
+ * each time that one does; a load of the code that never ran counts nothing
+ * (tests/attacks4/l5_dead_guarded_loads.cl: three loads under guards never true were in
+ * flight with the one that runs).  Copies of an unrolled loop share a source line, so this
+ * goes by instruction, not by report row.  Returns an array indexed by group number (0
+ * unused; NULL when there is no group), each at least 1 where a load of it ran. */
+static double *
+group_flight(const trace *t)
+{
+	int ng = irmlp_groups(t->code);
+	if (ng <= 0)
+		return NULL;
+	double *rate = calloc((size_t)ng + 1, sizeof *rate), *sum = calloc((size_t)ng + 1, sizeof *sum);
+	const void **key = NULL;
+	double *runs = NULL;
+	int n = 0, cap = 0, capr = 0;
+	if (rate == NULL || sum == NULL)
+		oom();
+	for (const worker *w = t->workers; w != NULL; w = w->next)   /* runs per instruction */
+		for (int i = 0; i < w->nsites; i++) {
+			const site *st = &w->sites[i];
+			if (st->kind != TRACE_LOAD || irmlp_group_of(t->code, st->key) <= 0)
+				continue;
+			int j = 0;
+			while (j < n && key[j] != st->key)
+				j++;
+			if (j == n) {
+				key = grow(key, sizeof *key, &cap, n + 1);
+				runs = grow(runs, sizeof *runs, &capr, n + 1);
+				key[n] = st->key;
+				runs[n++] = 0;
+			}
+			runs[j] += (double)st->runs;
+		}
+	for (int j = 0; j < n; j++) {                /* the most-run load's rate, per group */
+		int g = irmlp_group_of(t->code, key[j]);
+		double r = runs[j] / irmlp_times_of(t->code, key[j]);
+		if (r > rate[g])
+			rate[g] = r;
+	}
+	for (int j = 0; j < n; j++) {
+		int g = irmlp_group_of(t->code, key[j]), times = irmlp_times_of(t->code, key[j]);
+		double r = runs[j] / times;
+		sum[g] += times * (rate[g] > 0 && r < rate[g] ? r / rate[g] : 1);
+	}
+	free(key);
+	free(runs);
+	free(rate);
+	return sum;
+}
+
 static cJSON *
-global_site_json(const trace *t, const entry *e)
+global_site_json(const trace *t, const entry *e, const double *flight)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -155,8 +208,13 @@ global_site_json(const trace *t, const entry *e)
 	cJSON_AddNumberToObject(o, "lines", (double)e->lines);
 	cJSON_AddNumberToObject(o, "warp_instructions", (double)e->warp_instructions);
 	cJSON_AddNumberToObject(o, "lanes", (double)e->lanes);
-	if (e->mlp > 0)
-		cJSON_AddNumberToObject(o, "mlp", e->mlp);
+	if (e->mlp > 0) {
+		/* what ran of its group; the code's figure beside it */
+		double f = flight && e->mlp_group > 0 ? flight[e->mlp_group] : 0;
+		int mlp = f >= 1 ? (int)lround(f) : e->mlp;
+		cJSON_AddNumberToObject(o, "mlp", mlp < e->mlp ? mlp : e->mlp);
+		cJSON_AddNumberToObject(o, "mlp_code", e->mlp);
+	}
 	cJSON_AddNumberToObject(o, "accesses", (double)e->accesses);
 	cJSON_AddNumberToObject(o, "bytes", (double)e->bytes);
 	if (e->g_nlanes > 0)
@@ -214,8 +272,10 @@ merge_row(entry *a, const entry *b)
 	a->lines += b->lines;
 	a->warp_instructions += b->warp_instructions;
 	a->lanes += b->lanes;
-	if (b->mlp > a->mlp)
+	if (b->mlp > a->mlp) {
 		a->mlp = b->mlp;
+		a->mlp_group = b->mlp_group;
+	}
 }
 
 /* The rows of all workers, one per (space, kind, variable, line, column). */
@@ -249,6 +309,7 @@ sites_json(const trace *t, cJSON *root)
 	cJSON *loc = cJSON_CreateArray(), *glob = cJSON_CreateArray();
 	int n;
 	entry *rows = merged_rows(t, &n);
+	double *flight = group_flight(t);
 	const entry **order = malloc(sizeof *order * (size_t)(n + 1));
 
 	if (order == NULL)
@@ -260,8 +321,9 @@ sites_json(const trace *t, cJSON *root)
 		if (order[i]->space == TRACE_LOCAL)
 			cJSON_AddItemToArray(loc, local_site_json(t, order[i]));
 		else
-			cJSON_AddItemToArray(glob, global_site_json(t, order[i]));
+			cJSON_AddItemToArray(glob, global_site_json(t, order[i], flight));
 	}
+	free(flight);
 	free(order);
 	free(rows);
 	cJSON_AddItemToObject(root, "local_sites", loc);

@@ -74,7 +74,6 @@ static const struct { const char *lesson, *file, *crit, *status; } model_blind[]
 	{ "7", "tests/attacks3/l7_conflict_at_tile8.cl", "conflict_free", "pass" },
 	/* the hostile review of the loads-in-flight and arithmetic rules (tests/attacks4, not timed
 	 * on a GPU: each first line argues the H200's verdict from its issue rates) */
-	{ "5", "tests/attacks4/l5_dead_guarded_loads.cl", "speedup", "fail" },
 	{ "5", "tests/attacks4/l5_first_turns_fast.cl", "speedup", "fail" },
 	{ "5", "tests/attacks4/l5_sqrt_chain.cl", "speedup", "fail" },
 	{ "5", "tests/attacks4/l5_exp_chain.cl", "speedup", "fail" },

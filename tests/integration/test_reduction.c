@@ -104,7 +104,9 @@ static const char *one_load[] = { FX "l5_step1_interleaved.cl", FX "l5_one_load_
                                   /* the hostile review of those rules (tests/attacks4): a
                                    * loop's exit, a switch, a __local pointer's alias */
                                   FX "l5_exit_block_loads.cl", FX "l5_switch_chain.cl",
-                                  FX "l5_chain_local_alias.cl", FX "l5_chain_straight_alias.cl" };
+                                  FX "l5_chain_local_alias.cl", FX "l5_chain_straight_alias.cl",
+                                  /* loads the code holds but never runs */
+                                  FX "l5_dead_guarded_loads.cl" };
 
 START_TEST(one_load_per_turn_fails_only_predicted_speedup)
 {

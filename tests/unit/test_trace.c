@@ -13,6 +13,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "irmlp.h"
 #include "trace.h"
 
 #define BUF(b) ((uint64_t)(b) << TRACE_ADDR_BITS)
@@ -528,6 +529,49 @@ START_TEST(flops_added_up_by_instruction)
 	ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItem(root, "arith_sites")), 0);
 	cJSON_Delete(root);
 	trace_free(t);
+}
+END_TEST
+
+/* --- loads in flight from what ran (trace_summary.c, group_flight) --------------------- */
+
+static const char ld0, ld1, ld2, ld3;
+
+/* One block of four independent loads (lines 10-13) in irmlp's code, one group of four; the
+ * first `live` of them run for each of the 32 lanes of one group. */
+static cJSON *
+four_loads_run(int live)
+{
+	const void *ld[4] = { &ld0, &ld1, &ld2, &ld3 };
+	trace *t = trace_new();
+	size_t local[3] = { 32, 1, 1 }, groups[3] = { 1, 1, 1 };
+	trace_kernel_begin(t, "reduce", local, groups);
+	trace_variable(t, TRACE_GLOBAL, "in", BUF(2), 4u * 4 * 32);
+	irmlp_step(trace_code(t), IRMLP_BLOCK, &ld0 + 100, NULL, 0);
+	for (int k = 0; k < 4; k++)
+		irmlp_step(trace_code(t), IRMLP_LOAD, ld[k], NULL, 0);
+	irmlp_end(trace_code(t));
+	trace_group_begin(t, 0);
+	for (int k = 0; k < live; k++)
+		for (uint32_t lane = 0; lane < 32; lane++)
+			record(t, ld[k], 10 + k, 5, TRACE_GLOBAL, TRACE_LOAD,
+			       BUF(2) + 4u * (uint64_t)(k * 32 + lane), 4, lane);
+	trace_group_end(t);
+	cJSON *root = trace_summary(t);
+	trace_free(t);
+	return root;
+}
+
+START_TEST(loads_in_flight_from_what_ran)
+{
+	/* all four run: four in flight; one runs, three never do (guards never true): one */
+	cJSON *all = four_loads_run(4), *one = four_loads_run(1);
+	ck_assert_int_eq((int)num(site_at(all, "global_sites", 10, "load"), "mlp"), 4);
+	ck_assert_int_eq((int)num(site_at(all, "global_sites", 13, "load"), "mlp"), 4);
+	const cJSON *s = site_at(one, "global_sites", 10, "load");
+	ck_assert_int_eq((int)num(s, "mlp"), 1);
+	ck_assert_int_eq((int)num(s, "mlp_code"), 4);
+	cJSON_Delete(all);
+	cJSON_Delete(one);
 }
 END_TEST
 
@@ -1084,6 +1128,7 @@ trace_suite(void)
 	tcase_add_test(banks, variable_names);
 	tcase_add_test(banks, groups_on_two_threads_merge);
 	tcase_add_test(banks, flops_added_up_by_instruction);
+	tcase_add_test(banks, loads_in_flight_from_what_ran);
 	suite_add_tcase(s, banks);
 
 	TCase *global = tcase_create("global");
