@@ -469,14 +469,16 @@ static int judge_predicted(const check_opts *o, check_report *rep, check_crit *c
 		 * (GUIDE.md "Predicted GPU time"), against the GPU's bar */
 		char why[600];
 		const gpum_result *k = &pr->kernel;
-		if (k->limiter == GPUM_FLOPS && k->counted_flops > 1.1 * k->flops_nominal &&
-		    k->flops_line > 0)
+		if (k->limiter == GPUM_FLOPS && k->flops_line > 0 &&
+		    (k->arith_pipe != 0 || k->counted_flops > 1.1 * k->flops_nominal))
 			/* the kernel's own arithmetic, beyond what the problem needs (l5_alu_chain) */
-			snprintf(why, sizeof why, "line %d:%d does %.0f%% of the floating-point work "
-			         "your kernel would do on the GPU (%.3g operations, %.3g ms at its peak "
-			         "rate), more than the result needs: keep only the arithmetic that goes "
-			         "into the result", k->flops_line, k->flops_column,
-			         100 * k->flops_share, k->counted_flops, k->term_ms[GPUM_FLOPS]);
+			snprintf(why, sizeof why, "line %d:%d does %.0f%% of the %s your kernel would "
+			         "do on the GPU (%.3g operations, %.3g ms at its peak rate), more than the "
+			         "result needs: keep only the arithmetic that goes into the result",
+			         k->flops_line, k->flops_column, 100 * k->flops_share,
+			         k->arith_pipe == 1 ? "special-function work (sqrt, exp, sin, division)" :
+			         k->arith_pipe == 2 ? "integer divisions" : "floating-point work",
+			         k->pipe_ops[k->arith_pipe], k->term_ms[GPUM_FLOPS]);
 		else if (k->limiter == GPUM_DRAM && k->private_dram && k->private_line > 0)
 			/* a private array in local memory, off-chip (l5_private_spill) */
 			snprintf(why, sizeof why, "line %d:%d indexes a private array with a value known "

@@ -119,23 +119,48 @@ static void tally_global(const cJSON *sites, const gpum_launch *l, int warp, tal
 	}
 }
 
-/* The kernel's own floating-point work at the timed launch: each instruction's flops scaled
- * as a site's accesses are (trace_arith.c). */
-static void tally_arith(const cJSON *sites, const gpum_launch *l, gpum_result *r)
+/* The kernel's own arithmetic at the timed launch, per pipe (trace_arith.c: "pipe" fp32, sfu
+ * or int): each instruction's operations scaled as a site's accesses are; the line of the
+ * instruction with the largest share of the deciding pipe's time. */
+static void tally_arith(const cJSON *sites, const gpum_profile *p, const gpum_launch *l,
+                        gpum_result *r)
 {
-	double flops = 0, top = 0;
+	static const char *names[GPUM_PIPES] = { "fp32", "sfu", "int" };
+	/* operations a clock per SM, CUDA C++ Programming Guide, "Arithmetic Instructions",
+	 * compute capability 9.0: FP32 128 (p->flops already counts an FMA as 2), special
+	 * functions 16, 32-bit integer 64 */
+	double rate[GPUM_PIPES] = { p->flops, p->sms * 16 * p->clock_hz, p->sms * 64 * p->clock_hz };
+	double top_s[GPUM_PIPES] = { 0 };
+	int line[GPUM_PIPES] = { 0 }, col[GPUM_PIPES] = { 0 };
 	const cJSON *s;
 	cJSON_ArrayForEach(s, sites) {
+		const char *pn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(s, "pipe"));
+		int k = 0;
+		while (pn && k < GPUM_PIPES && strcmp(pn, names[k]) != 0)
+			k++;
+		if (k == GPUM_PIPES)
+			k = 0;
 		double f = scale(s, l) * num(s, "flops");
-		flops += f;
-		if (f > top) {
-			top = f;
-			r->flops_line = (int)num(s, "line");
-			r->flops_column = (int)num(s, "column");
+		r->pipe_ops[k] += f;
+		if (f > top_s[k]) {
+			top_s[k] = f;
+			line[k] = (int)num(s, "line");
+			col[k] = (int)num(s, "column");
 		}
 	}
-	r->counted_flops = flops;
-	r->flops_share = flops > 0 ? top / flops : 0;
+	r->counted_flops = r->pipe_ops[0];
+	double best = 0;
+	for (int k = 0; k < GPUM_PIPES; k++) {
+		double t = (k == 0 ? fmax(l->flops_t, r->pipe_ops[0]) : r->pipe_ops[k]) / rate[k];
+		if (k == 0 || t > best) {
+			best = t;
+			r->arith_pipe = k;
+			r->flops_line = line[k];
+			r->flops_column = col[k];
+			r->flops_share = r->pipe_ops[k] > 0 ? top_s[k] / r->pipe_ops[k] : 0;
+		}
+	}
+	r->arith_s = best;
 }
 
 /* Private arrays in local memory (trace_arith.c): a warp's access touches its lanes' words,
@@ -185,6 +210,12 @@ static void limiter(gpum_result *r, double t_l1, double t_lat, double eff)
 		r->limiter_key = "bank_conflicts";
 		r->limiter_text = "bank conflicts: __local accesses whose lanes share a bank take "
 		                  "several turns of the shared-memory pipe";
+	} else if (best == GPUM_FLOPS && r->arith_pipe == 1) {
+		r->limiter_text = "special functions: sqrt, exp, sin and division run on the "
+		                  "special-function units, 16 a clock per SM against 128 adds";
+	} else if (best == GPUM_FLOPS && r->arith_pipe == 2) {
+		r->limiter_text = "integer division: each division or remainder by a value not known "
+		                  "at compile time takes about 20 instructions";
 	} else if (best == GPUM_L1 && eff < 0.75) {
 		r->limiter_key = "divergence";
 		r->limiter_text = "divergence: warps issue their memory instructions with most lanes "
@@ -233,9 +264,9 @@ int gpum_predict(const gpum_profile *p, const cJSON *summary, const gpum_launch 
 	r->term_ms[GPUM_L1] = 1e3 * t_l1;
 	r->term_ms[GPUM_LATENCY] = 1e3 * t_lat;
 	r->term_ms[GPUM_STORES] = 1e3 * 32 * t.store_sectors / p->store_bps;
-	tally_arith(cJSON_GetObjectItemCaseSensitive(summary, "arith_sites"), l, r);
+	tally_arith(cJSON_GetObjectItemCaseSensitive(summary, "arith_sites"), p, l, r);
 	r->flops_nominal = l->flops_t;
-	r->term_ms[GPUM_FLOPS] = 1e3 * fmax(l->flops_t, r->counted_flops) / p->flops;
+	r->term_ms[GPUM_FLOPS] = 1e3 * r->arith_s;
 	r->term_ms[GPUM_DRAM] = 1e3 * (l->bytes_in_t + l->bytes_out_t +
 	                               (r->private_dram ? r->private_bytes : 0)) / p->dram_bps;
 	r->term_ms[GPUM_INFLIGHT] = fly > 0 ? 1e3 * l->bytes_in_t * p->mem_lat_s / fly : 0;
@@ -275,6 +306,8 @@ cJSON *gpum_json(const gpum_profile *p, const gpum_result *r)
 	cJSON_AddNumberToObject(b, "bytes_in_flight_per_warp", r->in_flight);
 	cJSON_AddNumberToObject(b, "warp_efficiency", r->efficiency);
 	cJSON_AddNumberToObject(b, "counted_flops", r->counted_flops);
+	cJSON_AddNumberToObject(b, "sfu_ops", r->pipe_ops[1]);
+	cJSON_AddNumberToObject(b, "int_div_ops", r->pipe_ops[2]);
 	cJSON_AddNumberToObject(b, "private_bytes", r->private_bytes);
 	cJSON_AddBoolToObject(b, "private_in_dram", r->private_dram);
 	if (r->private_line > 0) {

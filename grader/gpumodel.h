@@ -70,6 +70,8 @@ typedef struct gpum_line {
 	double efficiency;        /* active lanes / (warp size x warp instructions)              */
 } gpum_line;
 
+enum { GPUM_PIPES = 3 };         /* arithmetic: FP32, special functions, integer division */
+
 typedef struct gpum_result {
 	int ok;                   /* a prediction was made                                       */
 	double ms;
@@ -89,7 +91,10 @@ typedef struct gpum_result {
 	double counted_flops;     /* the kernel's own FP32 operations at the timed launch, scaled
 	                             from the model launch's arith_sites; the arithmetic term
 	                             takes the larger of these and flops_t                       */
-	int flops_line, flops_column;   /* the instruction with the largest share of them (0: none) */
+	double pipe_ops[GPUM_PIPES];    /* the kernel's operations per pipe (0 is counted_flops) */
+	int arith_pipe;           /* the pipe the arithmetic term is the time of               */
+	double arith_s;           /* that time                                                   */
+	int flops_line, flops_column;   /* that pipe's instruction with the largest share (0: none) */
 	double flops_share;       /* that share, 0..1                                            */
 	double private_bytes;     /* traffic to private arrays in local memory at the timed launch */
 	int private_dram;         /* they do not fit the L1: that traffic is priced as DRAM's    */

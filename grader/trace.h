@@ -122,9 +122,11 @@ void trace_flops(trace *t, const void *inst, uint32_t flops);
 void trace_private(trace *t, const void *inst, uint32_t bytes);
 void trace_private_bytes(trace *t, uint64_t bytes, int line, int column);
 
-/* The source line and column of a floating-point instruction or a private access, named by
- * the plugin after trace_kernel_begin and before any group runs: its row carries them. */
-void trace_arith_site(trace *t, const void *inst, int line, int column);
+/* The source line and column of an arithmetic instruction or a private access, and the pipe
+ * an arithmetic one runs on (0 FP32, 1 the special-function unit, 2 integer division: its
+ * "flops" are that pipe's operations), named by the plugin after trace_kernel_begin and
+ * before any group runs: its row carries them ("line", "column", "pipe"). */
+void trace_arith_site(trace *t, const void *inst, int line, int column, int pipe);
 
 /* One Oclgrind diagnostic, the full multi-line text. */
 void trace_message(trace *t, trace_msg_type type, const char *text);

@@ -59,7 +59,7 @@ trace_private_bytes(trace *t, uint64_t bytes, int line, int column)
 }
 
 void
-trace_arith_site(trace *t, const void *inst, int line, int column)
+trace_arith_site(trace *t, const void *inst, int line, int column, int pipe)
 {
 	if (t->narith_lines == t->caparith_lines) {
 		int cap = t->caparith_lines ? t->caparith_lines * 2 : 64;
@@ -69,7 +69,7 @@ trace_arith_site(trace *t, const void *inst, int line, int column)
 		t->arith_lines = p;
 		t->caparith_lines = cap;
 	}
-	t->arith_lines[t->narith_lines++] = (arith_line){ inst, line, column };
+	t->arith_lines[t->narith_lines++] = (arith_line){ inst, line, column, pipe };
 }
 
 static const arith_line *
@@ -128,6 +128,11 @@ trace_arith_json(trace *t, int is_private)
 		const arith_line *at = line_of(t, all[i].key);
 		cJSON_AddNumberToObject(o, "line", at ? at->line : 0);
 		cJSON_AddNumberToObject(o, "column", at ? at->column : 0);
+		if (!is_private) {
+			static const char *pipes[] = { "fp32", "sfu", "int" };
+			cJSON_AddStringToObject(o, "pipe", pipes[at && at->pipe >= 0 && at->pipe < 3 ?
+			                                         at->pipe : 0]);
+		}
 		cJSON_AddNumberToObject(o, "accesses", (double)all[i].runs);
 		cJSON_AddNumberToObject(o, is_private ? "bytes" : "flops", (double)all[i].flops);
 		cJSON_AddItemToArray(a, o);

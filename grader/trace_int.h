@@ -126,7 +126,7 @@ typedef struct arith {
 
 typedef struct arith_line {
 	const void *key;
-	int line, column;
+	int line, column, pipe;
 } arith_line;
 
 /* The calling thread's worker (trace.c). */

@@ -92,8 +92,9 @@ public:
   void instructionExecuted(const WorkItem*, const llvm::Instruction* inst,
                            const TypedValue&) override
   {
+    int pipe;
     if (m_countFlops)
-      if (uint32_t f = cltrace::flopsOf(inst))
+      if (uint32_t f = cltrace::flopsOf(inst, &pipe))
         trace_flops(m_trace, inst, f);
   }
 
@@ -161,11 +162,11 @@ void CLTrace::kernelBegin(const KernelInvocation* ki)
   if (m_countFlops)
     for (const llvm::BasicBlock& bb : *m_kernel->getFunction())
       for (const llvm::Instruction& inst : bb)
-        if (cltrace::flopsOf(&inst) || m_localMemory.count(&inst))
+        if (int pipe = 0; cltrace::flopsOf(&inst, &pipe) || m_localMemory.count(&inst))
         {
           int line = 0, column = 0, merged = 0;
           cltrace::sourceLine(&inst, &line, &column, &merged);
-          trace_arith_site(m_trace, &inst, line, column);
+          trace_arith_site(m_trace, &inst, line, column, pipe);
         }
   m_localsNamed = false;
 }

@@ -443,9 +443,34 @@ void walkCode(irmlp* m, const llvm::Function* f)
   irmlp_end(m);
 }
 
-unsigned flopsOf(const llvm::Instruction* inst)
+// A math builtin or intrinsic the special-function unit computes (by its mangled name).
+bool specialFunction(llvm::StringRef n)
+{
+  static const char* const names[] = { "sqrt", "rsqrt", "exp", "exp2", "exp10", "expm1", "log",
+                                       "log2", "log10", "log1p", "sin", "cos", "tan", "pow",
+                                       "powr", "pown", "native_sin", "native_cos", "native_exp",
+                                       "native_log", "native_sqrt", "native_rsqrt", "native_divide",
+                                       "native_recip", "half_sqrt", "half_exp", "half_log" };
+  if (n.consume_front("llvm."))
+    return n.startswith("sqrt.") || n.startswith("exp.") || n.startswith("exp2.") ||
+           n.startswith("log.") || n.startswith("log2.") || n.startswith("sin.") ||
+           n.startswith("cos.") || n.startswith("pow.");
+  if (!n.consume_front("_Z"))
+    return false;
+  unsigned len = 0;
+  if (n.consumeInteger(10, len) || len > n.size())
+    return false;
+  llvm::StringRef base = n.take_front(len);
+  for (const char* k : names)
+    if (base == k)
+      return true;
+  return false;
+}
+
+unsigned flopsOf(const llvm::Instruction* inst, int* pipe)
 {
   unsigned per;
+  *pipe = 0;
   switch (inst->getOpcode())
   {
   case llvm::Instruction::FAdd:
@@ -453,14 +478,28 @@ unsigned flopsOf(const llvm::Instruction* inst)
   case llvm::Instruction::FMul:
     per = 1;
     break;
+  case llvm::Instruction::FDiv:
+    per = 1, *pipe = 1;
+    break;
+  case llvm::Instruction::SDiv:
+  case llvm::Instruction::UDiv:
+  case llvm::Instruction::SRem:
+  case llvm::Instruction::URem:
+    if (llvm::isa<llvm::Constant>(inst->getOperand(1)))
+      return 0;           // by a constant: shifts and multiplies, not a division
+    per = 20, *pipe = 2;
+    break;
   case llvm::Instruction::Call:
   {
     const llvm::Function* f = llvm::cast<llvm::CallBase>(inst)->getCalledFunction();
     llvm::StringRef n = f ? f->getName() : llvm::StringRef();
-    if (!n.startswith("llvm.fma") && !n.startswith("llvm.fmuladd") && !n.startswith("_Z3fma") &&
-        !n.startswith("_Z3mad"))
+    if (n.startswith("llvm.fma") || n.startswith("llvm.fmuladd") || n.startswith("_Z3fma") ||
+        n.startswith("_Z3mad"))
+      per = 2;
+    else if (specialFunction(n))
+      per = 1, *pipe = 1;
+    else
       return 0;
-    per = 2;
     break;
   }
   default:
@@ -473,9 +512,11 @@ unsigned flopsOf(const llvm::Instruction* inst)
     elems = v->getNumElements();
     t = v->getElementType();
   }
+  if (*pipe == 2)
+    return t->isIntegerTy() ? per * elems : 0;
   if (!t->isFloatingPointTy())
     return 0;
-  return per * elems * (t->isDoubleTy() ? 2 : 1);
+  return per * elems * (*pipe == 0 && t->isDoubleTy() ? 2 : 1);
 }
 
 // The merged block is the lexical block holding both branches.

@@ -31,11 +31,15 @@ void walkCode(irmlp* m, const llvm::Function* f);
 // as they are when no instruction has a line.
 void sourceLine(const llvm::Instruction* inst, int* line, int* column, int* merged);
 
-// The floating-point work of one execution of inst, in FP32 operations: 1 for an add, a
-// subtract or a multiply, 2 for a fused multiply-add (fma, mad, llvm.fmuladd), times the
-// elements of a vector, twice that in double (an H200 runs FP64 at half the FP32 rate);
-// 0 for anything else.  Division and the math library are not counted (GUIDE.md).
-unsigned flopsOf(const llvm::Instruction* inst);
+// The arithmetic of one execution of inst, in operations of the pipe it runs on (*pipe, as
+// trace_arith_site takes it): FP32 (0) 1 for an add, a subtract or a multiply, 2 for a fused
+// multiply-add (fma, mad, llvm.fmuladd), twice that in double (an H200 runs FP64 at half the
+// FP32 rate); the special-function unit (1) 1 for a division and for each call of sqrt, rsqrt,
+// exp, log, sin, cos, tan or pow (their MUFU instruction: a lower bound, the full-precision
+// functions add FP32 work); the integer pipe (2) 20 for an integer division or remainder by a
+// value not known at compile time (CUDA C++ Best Practices Guide: "up to 20 instructions");
+// each times the elements of a vector.  0 for anything else.
+unsigned flopsOf(const llvm::Instruction* inst, int* pipe);
 
 // The private loads and stores of f that a GPU's compiler puts in local memory (per work-item,
 // off-chip, through the L1 and L2) rather than registers: those into a private array some

@@ -75,13 +75,7 @@ static const struct { const char *lesson, *file, *crit, *status; } model_blind[]
 	/* the hostile review of the loads-in-flight and arithmetic rules (tests/attacks4, not timed
 	 * on a GPU: each first line argues the H200's verdict from its issue rates) */
 	{ "5", "tests/attacks4/l5_first_turns_fast.cl", "speedup", "fail" },
-	{ "5", "tests/attacks4/l5_sqrt_chain.cl", "speedup", "fail" },
-	{ "5", "tests/attacks4/l5_exp_chain.cl", "speedup", "fail" },
 	{ "5", "tests/attacks4/l5_sin_chain.cl", "speedup", "fail" },
-	{ "5", "tests/attacks4/l5_fdiv_chain.cl", "speedup", "fail" },
-	{ "5", "tests/attacks4/l5_idiv_chain.cl", "speedup", "fail" },
-	{ "3", "tests/attacks4/l3_sqrt_chain.cl", "speedup", "fail" },
-	{ "6", "tests/attacks4/l6_exp_chain.cl", "speedup", "fail" },
 	{ "7", "tests/attacks4/l7_size_loop_flops.cl", "speedup", "fail" },
 	{ "5", "tests/attacks4/l5_float16_splat.cl", "speedup", "pass" },
 	{ "7", "tests/attacks4/l7_const_loop_flops.cl", "speedup", "pass" },

@@ -144,6 +144,12 @@ static const struct { const char *file, *line, *limiter, *words; } own_cost[] = 
 	{ FX "l5_alu_chain_double.cl", "line 16:", "flops", "more than the result needs" },
 	{ FX "l5_private_spill.cl", "line 15:", "dram", "indexes a private array" },
 	{ FX "l5_private_spill32.cl", "line 14:", "dram", "indexes a private array" },
+	/* special functions and integer division (tests/attacks4's review; not timed on a GPU:
+	 * one MUFU operation a call at 16 a clock per SM is a lower bound of their cost) */
+	{ FX "l5_sqrt_chain.cl", "line 14:", "flops", "special-function work" },
+	{ FX "l5_exp_chain.cl", "line 14:", "flops", "special-function work" },
+	{ FX "l5_fdiv_chain.cl", "line 15:", "flops", "special-function work" },
+	{ FX "l5_idiv_chain.cl", "line 15:", "flops", "integer divisions" },
 };
 
 START_TEST(own_cost_fails_only_predicted_speedup)

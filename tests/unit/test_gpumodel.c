@@ -315,6 +315,14 @@ START_TEST(test_counted_arithmetic)
 	ck_assert_double_eq_tol(r.ms, 1e3 * flops / 66.9e12, 1e-9);
 	ck_assert_int_eq(r.flops_line, 16);
 	ck_assert_double_eq_tol(r.flops_share, 1.0, 1e-12);
+	/* the same operations on the special-function units (sqrt, exp, division): 16 a clock
+	 * per SM, one per operation */
+	cJSON_AddStringToObject(a, "pipe", "sfu");
+	ck_assert_int_eq(gpum_predict(gpum_profile_find("nvidia-sm90"), s, &l, &r), 0);
+	ck_assert_int_eq(r.arith_pipe, 1);
+	ck_assert_double_eq_tol(r.ms, 1e3 * flops / (132 * 16 * 1.98e9), 1e-9);
+	ck_assert_ptr_nonnull(strstr(r.limiter_text, "special-function"));
+	cJSON_ReplaceItemInObject(a, "pipe", cJSON_CreateString("fp32"));
 	/* the problem's own FLOPs still count when the kernel's are fewer (matmul) */
 	l.flops_t = 2 * flops;
 	ck_assert_int_eq(gpum_predict(gpum_profile_find("nvidia-sm90"), s, &l, &r), 0);

@@ -504,7 +504,7 @@ START_TEST(flops_added_up_by_instruction)
 	trace *t = trace_new();
 	size_t local[3] = { 32, 1, 1 }, groups[3] = { 2, 1, 1 };
 	trace_kernel_begin(t, "reduce", local, groups);
-	trace_arith_site(t, &fma_inst, 16, 17);
+	trace_arith_site(t, &fma_inst, 16, 17, 0);
 	/* two threads, each with its own table: 100 and 300 executions of one FMA */
 	pthread_t th[2];
 	fma_run r[2] = { { t, 100 }, { t, 300 } };
