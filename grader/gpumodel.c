@@ -166,12 +166,10 @@ static void tally_arith(const cJSON *sites, const gpum_profile *p, const gpum_la
 /* Private arrays in local memory (trace_arith.c): a warp's access touches its lanes' words,
  * which NVIDIA interleaves lane by lane (one 128-byte line for 32 floats at one index); the
  * bytes are the traffic.  Returns that traffic at the timed launch. */
-static double tally_private(const cJSON *sites, const gpum_launch *l, int warp, tally *t,
-                            gpum_result *r)
+static double tally_private(const cJSON *sites, const gpum_launch *l, int warp, tally *t)
 {
 	double traffic = 0;
 	const cJSON *s;
-	(void)r;
 	cJSON_ArrayForEach(s, sites) {
 		double f = scale(s, l), acc = num(s, "accesses"), bytes = num(s, "bytes");
 		double per = acc > 0 ? bytes / acc : 4;
@@ -250,7 +248,7 @@ int gpum_predict(const gpum_profile *p, const cJSON *summary, const gpum_launch 
 	 * modelled: on the H200 acc[32] took 0.116 ms, acc[256] 0.392, both predicted slower,
 	 * acc[8] 0.067 as predicted; tests/gpu/results/private-h200-2026-12-01.txt) */
 	r->private_bytes = tally_private(cJSON_GetObjectItemCaseSensitive(summary, "private_sites"),
-	                                 l, p->warp, &t, r);
+	                                 l, p->warp, &t);
 	r->private_per_item = num(summary, "private_bytes");
 	r->private_line = (int)num(summary, "private_line");
 	r->private_column = (int)num(summary, "private_column");

@@ -39,7 +39,7 @@ trace_flops(trace *t, const void *inst, uint32_t flops)
 {
 	arith *a = arith_of(trace_worker(t), inst, 0);
 	a->runs++;
-	a->flops += flops;
+	a->amount += flops;
 }
 
 void
@@ -47,7 +47,7 @@ trace_private(trace *t, const void *inst, uint32_t bytes)
 {
 	arith *a = arith_of(trace_worker(t), inst, 1);
 	a->runs++;
-	a->flops += bytes;
+	a->amount += bytes;
 }
 
 void
@@ -114,10 +114,10 @@ trace_arith_json(trace *t, int is_private)
 				all[n++] = (arith){ w->arith[i].key, is_private, 0, 0 };
 			}
 			all[j].runs += w->arith[i].runs;
-			all[j].flops += w->arith[i].flops;
+			all[j].amount += w->arith[i].amount;
 		}
-	for (int i = 1; i < n; i++)            /* by flops, largest first (insertion sort) */
-		for (int j = i; j > 0 && all[j].flops > all[j - 1].flops; j--) {
+	for (int i = 1; i < n; i++)            /* by amount, largest first (insertion sort) */
+		for (int j = i; j > 0 && all[j].amount > all[j - 1].amount; j--) {
 			arith tmp = all[j];
 			all[j] = all[j - 1];
 			all[j - 1] = tmp;
@@ -134,7 +134,7 @@ trace_arith_json(trace *t, int is_private)
 			                                         at->pipe : 0]);
 		}
 		cJSON_AddNumberToObject(o, "accesses", (double)all[i].runs);
-		cJSON_AddNumberToObject(o, is_private ? "bytes" : "flops", (double)all[i].flops);
+		cJSON_AddNumberToObject(o, is_private ? "bytes" : "flops", (double)all[i].amount);
 		cJSON_AddItemToArray(a, o);
 	}
 	free(all);

@@ -116,12 +116,12 @@ typedef struct worker {
 	int last_arith;                 /* one-entry cache in front of the search */
 } worker;
 
-/* One floating-point instruction (its executions and the flops they did) or one access to a
- * private array in local memory (its executions and their bytes). */
+/* One arithmetic instruction (its executions and the operations they did) or one access to
+ * a private array in local memory (its executions and their bytes). */
 typedef struct arith {
 	const void *key;
 	int is_private;
-	uint64_t runs, flops;
+	uint64_t runs, amount;
 } arith;
 
 typedef struct arith_line {

@@ -40,6 +40,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <unordered_map>
 
 extern "C" {
 #include "trace.h"
@@ -92,10 +93,20 @@ public:
   void instructionExecuted(const WorkItem*, const llvm::Instruction* inst,
                            const TypedValue&) override
   {
+    if (!m_countFlops)
+      return;
+    // a call's operations were read from its callee's name once, in countedCode()
     int pipe;
-    if (m_countFlops)
-      if (uint32_t f = cltrace::flopsOf(inst, &pipe))
-        trace_flops(m_trace, inst, f);
+    uint32_t f = 0;
+    if (inst->getOpcode() == llvm::Instruction::Call)
+    {
+      auto it = m_callFlops.find(inst);
+      f = it == m_callFlops.end() ? 0 : it->second;
+    }
+    else
+      f = cltrace::flopsOf(inst, &pipe);
+    if (f)
+      trace_flops(m_trace, inst, f);
   }
 
   void log(MessageType type, const char* message) override
@@ -111,9 +122,11 @@ private:
   bool m_localsNamed = false;
   bool m_countFlops = false;
   std::unordered_set<const llvm::Instruction*> m_localMemory;   // read-only while groups run
+  std::unordered_map<const llvm::Instruction*, uint32_t> m_callFlops;   // likewise
 
   void addGlobalVariables();
   void addLocalVariables(const WorkGroup* wg);
+  void countedCode(const llvm::Function* f);
   uint32_t groupIndex(const WorkGroup* wg) const;
   void record(const Memory* m, const WorkItem* wi, size_t address, size_t size,
               trace_kind kind);
@@ -149,26 +162,38 @@ void CLTrace::kernelBegin(const KernelInvocation* ki)
   addGlobalVariables();
   cltrace::walkCode(trace_code(m_trace), m_kernel->getFunction());
   m_localMemory.clear();
+  m_callFlops.clear();
   if (m_countFlops)
-  {
-    uint64_t bytes = 0;
-    const llvm::Instruction* cause = nullptr;
-    int line = 0, column = 0, merged = 0;
-    cltrace::localMemoryAccesses(m_kernel->getFunction(), &m_localMemory, &bytes, &cause);
-    if (cause)
-      cltrace::sourceLine(cause, &line, &column, &merged);
-    trace_private_bytes(m_trace, bytes, line, column);
-  }
-  if (m_countFlops)
-    for (const llvm::BasicBlock& bb : *m_kernel->getFunction())
-      for (const llvm::Instruction& inst : bb)
-        if (int pipe = 0; cltrace::flopsOf(&inst, &pipe) || m_localMemory.count(&inst))
-        {
-          int line = 0, column = 0, merged = 0;
-          cltrace::sourceLine(&inst, &line, &column, &merged);
-          trace_arith_site(m_trace, &inst, line, column, pipe);
-        }
+    countedCode(m_kernel->getFunction());
   m_localsNamed = false;
+}
+
+// The model's launches: the private arrays in local memory and what puts them there, and
+// every arithmetic instruction and private access named with its line (trace_arith.c); a
+// call's operations kept for instructionExecuted.
+void CLTrace::countedCode(const llvm::Function* f)
+{
+  uint64_t bytes = 0;
+  const llvm::Instruction* cause = nullptr;
+  int line = 0, column = 0, merged = 0;
+  cltrace::localMemoryAccesses(f, &m_localMemory, &bytes, &cause);
+  if (cause)
+    cltrace::sourceLine(cause, &line, &column, &merged);
+  trace_private_bytes(m_trace, bytes, line, column);
+  for (const llvm::BasicBlock& bb : *f)
+    for (const llvm::Instruction& inst : bb)
+    {
+      int pipe = 0;
+      uint32_t ops = cltrace::flopsOf(&inst, &pipe);
+      if (ops && inst.getOpcode() == llvm::Instruction::Call)
+        m_callFlops[&inst] = ops;
+      if (ops || m_localMemory.count(&inst))
+      {
+        line = column = merged = 0;
+        cltrace::sourceLine(&inst, &line, &column, &merged);
+        trace_arith_site(m_trace, &inst, line, column, pipe);
+      }
+    }
 }
 
 void CLTrace::kernelEnd(const KernelInvocation*)

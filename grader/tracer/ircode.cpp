@@ -20,6 +20,7 @@
 #include <llvm/IR/Value.h>
 #include <llvm/Support/Casting.h>
 
+#include <map>
 #include <set>
 #include <vector>
 
@@ -174,8 +175,7 @@ void objectsOf(const llvm::Value* p, std::vector<const void*>* out)
 
 bool globalLoad(const llvm::Instruction& i)
 {
-  const llvm::LoadInst* l = llvm::dyn_cast<llvm::LoadInst>(&i);
-  return l && codeOp(i) == IRMLP_LOAD;
+  return codeOp(i) == IRMLP_LOAD;
 }
 
 // What depends, within loop l, on the values in dep: dep grown in place through the loop's
@@ -260,20 +260,35 @@ bool chained(const llvm::Loop* l, const llvm::LoopInfo& li)
   return false;
 }
 
+// What each loop's turns count, once per loop: its constant turns when a GPU's compiler
+// unrolls it whole and they do not wait for each other, 1 when they do (chained), 0 when it is
+// not unrolled.
+typedef std::map<const llvm::Loop*, int> LoopTurns;
+
+int loopTurns(const llvm::Loop* l, const llvm::LoopInfo& li, LoopTurns* memo)
+{
+  auto it = memo->find(l);
+  if (it != memo->end())
+    return it->second;
+  int t = constantTurns(l);
+  if (t && chained(l, li))
+    t = 1;
+  return (*memo)[l] = t;
+}
+
 // What bb's loads count (irmlp_times): the product of the turns of the loops around it that a
 // GPU's compiler unrolls, from the innermost out to the first one it does not (a chained one
-// counts 1); 1 outside them.
-int unrolledTimes(const llvm::LoopInfo& li, const llvm::BasicBlock* bb)
+// counts 1: its turns wait for each other, but the loops around it may still overlap theirs,
+// tests/attacks4/l5_four_short_chains.cl); 1 outside them.
+int unrolledTimes(const llvm::LoopInfo& li, const llvm::BasicBlock* bb, LoopTurns* memo)
 {
   int times = 1;
   for (const llvm::Loop* l = li.getLoopFor(bb); l; l = l->getParentLoop())
   {
-    int t = constantTurns(l);
+    int t = loopTurns(l, li, memo);
     if (!t || times * t > kUnrollTurns * 4)
       break;
-    // unrolled still, but its turns wait for each other: they count once, and the loops
-    // around it may still overlap theirs (tests/attacks4/l5_four_short_chains.cl)
-    times *= chained(l, li) ? 1 : t;
+    times *= t;
   }
   return times;
 }
@@ -314,15 +329,28 @@ bool staticIndex(const llvm::Value* v, const llvm::LoopInfo& li, int depth,
   return false;
 }
 
-// The loads and stores through p (a private array or an address into it), into *acc; false
-// when one of the addresses has an index known only at run time.
-// Whether the cause found so far has an index known at compile time (a long loop's counter):
-// an index known only at run time, found later, replaces it.
-thread_local bool causeKnown = false;
+// The access named as what puts a private array in local memory: the first whose index is
+// known only at run time, else the first whose index is a counter of a loop too long to
+// unroll (known at compile time, but not unrolled).
+struct Cause
+{
+  const llvm::Instruction* inst = nullptr;
+  bool runTime = false;   // inst's index is known only at run time
+};
 
+// The first load or store through g.
+const llvm::Instruction* accessThrough(const llvm::GetElementPtrInst* g)
+{
+  for (const llvm::User* u : g->users())
+    if (llvm::isa<llvm::LoadInst>(u) || llvm::isa<llvm::StoreInst>(u))
+      return llvm::cast<llvm::Instruction>(u);
+  return nullptr;
+}
+
+// The loads and stores through p (a private array or an address into it), into *acc; false
+// when one of the addresses has an index not known once unrolled loops are (*cause: which).
 bool accessesOf(const llvm::Value* p, const llvm::LoopInfo& li,
-                std::vector<const llvm::Instruction*>* acc, const llvm::Instruction** cause,
-                int depth)
+                std::vector<const llvm::Instruction*>* acc, Cause* cause, int depth)
 {
   bool fixed = true;
   for (const llvm::User* u : p->users())
@@ -334,25 +362,16 @@ bool accessesOf(const llvm::Value* p, const llvm::LoopInfo& li,
       acc->push_back(i);
     else if (const llvm::GetElementPtrInst* g = llvm::dyn_cast<llvm::GetElementPtrInst>(i))
     {
-      bool here = true, known = true;   // known: at compile time, whatever the trip count
+      bool unrolled = true, known = true;   // known: at compile time, whatever the trip count
       for (const llvm::Use& ix : g->indices())
       {
-        here = here && staticIndex(ix.get(), li, 0);
+        unrolled = unrolled && staticIndex(ix.get(), li, 0);
         known = known && staticIndex(ix.get(), li, 0, 1 << 20);
       }
-      // the cause named: an index known only at run time, before one of a long loop
-      if (!known && (!*cause || causeKnown))
-        *cause = nullptr, causeKnown = false;
-      else if (!here && !*cause)
-        causeKnown = true;
-      if (!here && !*cause)
-        for (const llvm::User* gu : g->users())
-          if (llvm::isa<llvm::LoadInst>(gu) || llvm::isa<llvm::StoreInst>(gu))
-          {
-            *cause = llvm::cast<llvm::Instruction>(gu);
-            break;
-          }
-      fixed = fixed && here;
+      const llvm::Instruction* at = unrolled ? nullptr : accessThrough(g);
+      if (at && (!cause->inst || (!known && !cause->runTime)))
+        *cause = Cause{ at, !known };
+      fixed = fixed && unrolled;
       if (depth < 4)
         fixed = accessesOf(g, li, acc, cause, depth + 1) && fixed;
     }
@@ -372,9 +391,9 @@ void localMemoryAccesses(const llvm::Function* f, std::unordered_set<const llvm:
 {
   *bytes = 0;
   *cause = nullptr;
-  causeKnown = false;
   if (!f || f->empty())
     return;
+  Cause why;
   llvm::DominatorTree dt(const_cast<llvm::Function&>(*f));
   llvm::LoopInfo li(dt);
   const llvm::DataLayout& dl = f->getParent()->getDataLayout();
@@ -384,12 +403,13 @@ void localMemoryAccesses(const llvm::Function* f, std::unordered_set<const llvm:
     if (!a || !a->getAllocatedType()->isArrayTy())
       continue;
     std::vector<const llvm::Instruction*> acc;
-    if (accessesOf(a, li, &acc, cause, 0))
+    if (accessesOf(a, li, &acc, &why, 0))
       continue;
     out->insert(acc.begin(), acc.end());
     if (llvm::Optional<llvm::TypeSize> sz = a->getAllocationSizeInBits(dl))
       *bytes += sz->getFixedSize() / 8;
   }
+  *cause = why.inst;
 }
 
 void walkCode(irmlp* m, const llvm::Function* f)
@@ -399,11 +419,12 @@ void walkCode(irmlp* m, const llvm::Function* f)
   std::vector<const void*> ops;
   llvm::DominatorTree dt(const_cast<llvm::Function&>(*f));
   llvm::LoopInfo li(dt);
+  LoopTurns memo;
   const llvm::BasicBlock* prev = nullptr;
   const llvm::BasicBlock* ifBody = nullptr;   // prev, when it went on with its head's group
   for (const llvm::BasicBlock& bb : *f)
   {
-    int times = unrolledTimes(li, &bb);
+    int times = unrolledTimes(li, &bb, &memo);
     // in a loop unrolled whole every block is straight code: it goes on with the group, on
     // the condition it is entered on, if any
     const llvm::BasicBlock* from = times > 1 ? bb.getSinglePredecessor() : prev;
