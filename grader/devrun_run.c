@@ -275,7 +275,7 @@ int devrun_run_main(void *arg)
 		return 0;
 	}
 	int gpu = strcmp(cl.info.type, "GPU") == 0;
-	lesson_size ts = gpu ? l->kind->time_size_gpu : l->kind->time_size;
+	lesson_size ts = kind_sweep_size(l->kind, gpu);
 	cl_kernel base = l->baseline && !l->tiles[0] ? devrun_build_baseline(&cl, l) : NULL;
 	for (int i = pl->ncorrect; i < pl->nslots; i++) {
 		const devrun_slot *sl = &pl->s[i];

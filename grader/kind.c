@@ -68,3 +68,8 @@ size_t kind_round_up(size_t x, size_t m)
 {
 	return (x + m - 1) / m * m;
 }
+
+lesson_size kind_sweep_size(const kind *k, int gpu)
+{
+	return gpu ? k->time_size_gpu : k->sweep_size.rows ? k->sweep_size : k->time_size;
+}

@@ -68,6 +68,9 @@ typedef struct kind {
 	                                        and sizes that are not multiples of TILE      */
 	lesson_size time_size;                /* timing size on a CPU (checked as well)        */
 	lesson_size time_size_gpu;            /* on a GPU: large enough to dwarf launch cost    */
+	lesson_size sweep_size;               /* a TILE sweep's timing size on a CPU, where its
+	                                         times judge nothing ({0,0}: time_size); on a
+	                                         GPU it is time_size_gpu (kind_sweep_size)      */
 	lesson_size analysis_lo, analysis_hi; /* Oclgrind analysis sizes are drawn from the seed
 	                                         within [lo, hi] per dimension (never a TILE
 	                                         multiple: lesson_analysis_size); a square range
@@ -208,6 +211,9 @@ size_t kind_round_up(size_t x, size_t m);
  * dimension 1 over rows, each rounded up to TILE; and its work-group size, TILE * TILE. */
 int kind_geometry_2d(const struct ref_problem *p, int tile, size_t global[3], size_t local[3]);
 int kind_group_2d(int tile);
+/* The size a TILE sweep is timed at: time_size_gpu on a GPU, sweep_size (or time_size) on a
+ * CPU. */
+lesson_size kind_sweep_size(const kind *k, int gpu);
 /* Element (r, c) of a matrix kind's output: "row r, column c" (kind.where). */
 void kind_where_2d(int r, int c, char *buf, size_t len);
 

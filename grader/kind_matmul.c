@@ -136,6 +136,9 @@ const kind kind_matmul = {
 	.sizes = { {1, 1}, {17, 17}, {100, 100}, {256, 256} },
 	.time_size = {480, 480},
 	.time_size_gpu = {2048, 2048},
+	/* lesson 4's sweep on a CPU: three launches at each TILE, shown and not judged; at 480
+	 * they cost a check about a second (GUIDE.md, "TILE sweep") */
+	.sweep_size = {256, 256},
 	/* 2 x 2 groups at TILE=16, the last row and column partial: lesson 4's run at TILE=32
 	 * moves to 33..63 (lesson_analysis_size_at) */
 	.analysis_lo = {17, 17}, .analysis_hi = {31, 31},

@@ -198,7 +198,7 @@ static void text_tiles(FILE *f, const check_report *rep)
 	int regs = rep->view.sweep_registers;
 	fprintf(f, "\n%sTILE sweep%s (N=%d; occupancy at %d registers per work-item, %s)\n"
 	        "  TILE  local B  sm_90 occ/groups/limit  sm_86 occ/groups/limit  time ms  global B/FLOP\n",
-	        C_BOLD, C_END, gpu ? rep->opts.l->kind->time_size_gpu.rows : rep->opts.l->kind->time_size.rows,
+	        C_BOLD, C_END, kind_sweep_size(rep->opts.l->kind, gpu).rows,
 	        regs, assumed ? "assumed: this device does not report them" : "from the compiler");
 	for (int i = 0; i < ch->ntiles; i++) {
 		const check_tile *t = &ch->tiles[i];

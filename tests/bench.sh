@@ -9,6 +9,8 @@
 # The check latency goal of the sandbox (issue 9) is a ratio <= 1.10 against the revision
 # before it.
 #
+# LESSONS="4 5" limits either comparison to those lessons (numbers as in lessons/NN-...).
+#
 # BENCH_HTML=1 (`make bench HTML=1`) measures the HTML page's cost instead: `clgrade check N
 # <solution> --seed 1` with and without `--html FILE`, alternately, RUNS times each; both
 # medians and their ratio (issue 20's goal: within 5 %); then, with build/html-cost built (make
@@ -41,6 +43,7 @@ if [ -n "$BASE" ]; then
 		slug=$(basename "$sol" .cl)
 		n=${slug%%-*}
 		[ -d "$base/lessons/$slug" ] || continue          # a lesson the base does not have
+		case " ${LESSONS:-${n#0}} " in *" ${n#0} "*) ;; *) continue ;; esac   # LESSONS="4 5": those only
 		(cd "$base" && build/clgrade check "$n" "$here/$sol" --seed 1 >/dev/null 2>&1)
 		build/clgrade check "$n" "$sol" --seed 1 >/dev/null 2>&1
 		: > build/bench-a; : > build/bench-b
