@@ -59,7 +59,7 @@ PLUGIN_C_ALL := grader/trace.c grader/trace_price.c grader/trace_finding.c grade
                 grader/trace_arith.c \
                 grader/trace_merge.c grader/trace_skip.c grader/bank.c grader/irmlp.c
 PLUGIN_C     := $(filter $(wildcard $(PLUGIN_C_ALL)),$(PLUGIN_C_ALL))
-PLUGIN       := $(if $(PLUGIN_SRCS),$(BUILD)/libcltrace.so)
+PLUGIN       := $(if $(PLUGIN_SRCS),$(BUILD)/libcltrace.so) $(BUILD)/liboclquiet.so
 OCLGRIND_ICD := $(BUILD)/oclgrind-icd/oclgrind.icd
 
 UNIT_TESTS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit/test_*.c))
@@ -99,6 +99,12 @@ PLUGIN_OBJS := $(patsubst grader/tracer/%.cpp,$(BUILD)/obj/tracer/%.o,$(PLUGIN_S
 $(BUILD)/libcltrace.so: $(PLUGIN_OBJS)
 	$(CXX) $(PLUGIN_CXXFLAGS) $(LDFLAGS) -shared -o $@ $(PLUGIN_OBJS) \
 	    -loclgrind $(shell $(LLVM_CONFIG) --ldflags --libs) $(shell pkg-config --libs libcjson)
+
+# Oclgrind's messages without their LLVM instruction (grader/oclgrind_quiet.cpp): no LLVM,
+# no Oclgrind, only the one symbol it interposes.
+$(BUILD)/liboclquiet.so: grader/oclgrind_quiet.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) -O2 -fPIC -shared -Wall $(LDFLAGS) -o $@ $<
 
 # Oclgrind reached as an ICD: the grader points OCL_ICD_VENDORS at this folder.
 $(OCLGRIND_ICD):

@@ -185,7 +185,7 @@ static int run_children(const check_opts *o, check_ctx *c, const check_confineme
 int check_confine(const check_opts *o, const char *tmp, const char *cache,
                   check_confinement *cc)
 {
-	char dir[4096], icd[4200], plugin[4200], base[4200];
+	char dir[4096], icd[4200], plugin[4200], quiet[4200], base[4200];
 	snprintf(cc->run, sizeof cc->run, "%s/run", tmp);
 	snprintf(cc->an, sizeof cc->an, "%s/an", tmp);
 	if ((mkdir(cc->run, 0700) != 0 && errno != EEXIST) ||
@@ -194,8 +194,9 @@ int check_confine(const check_opts *o, const char *tmp, const char *cache,
 	lesson_path(o->l, "dir", dir, sizeof dir);
 	check_root_path(icd, sizeof icd, CHECK_OCLGRIND_ICD_DIR);
 	check_root_path(plugin, sizeof plugin, CHECK_TRACER_PLUGIN);
+	check_root_path(quiet, sizeof quiet, CHECK_OCLGRIND_QUIET);
 	check_root_path(base, sizeof base, "grader/baselines");
-	const char *extra[] = { icd, plugin, base, NULL };
+	const char *extra[] = { icd, plugin, quiet, base, NULL };
 	confine_default(&cc->run_pol, &cc->run_st, dir, cc->run, extra);
 	if (cache)
 		cc->run_pol.write[1] = cache;

@@ -50,6 +50,7 @@ static inline size_t check_memory_share(const check_opts *o)
 /* What `make` builds for the analysis, under the suite's root. */
 #define CHECK_OCLGRIND_ICD_DIR "build/oclgrind-icd"
 #define CHECK_TRACER_PLUGIN    "build/libcltrace.so"
+#define CHECK_OCLGRIND_QUIET   "build/liboclquiet.so"   /* grader/oclgrind_quiet.cpp */
 
 /* rel under the suite's root (lesson_root). */
 static inline void check_root_path(char *buf, size_t len, const char *rel)
