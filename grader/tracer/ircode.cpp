@@ -4,7 +4,11 @@
 #include <oclgrind/common.h>
 
 #include <llvm/IR/BasicBlock.h>
+#include <llvm/Analysis/AssumptionCache.h>
 #include <llvm/Analysis/LoopInfo.h>
+#include <llvm/Analysis/ScalarEvolution.h>
+#include <llvm/Analysis/ScalarEvolutionExpressions.h>
+#include <llvm/Analysis/TargetLibraryInfo.h>
 #include <llvm/Analysis/ValueTracking.h>
 #include <llvm/IR/CFG.h>
 #include <llvm/IR/Constants.h>
@@ -18,6 +22,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/IR/IntrinsicInst.h>
 #include <llvm/IR/Value.h>
+#include <llvm/ADT/Triple.h>
 #include <llvm/Support/Casting.h>
 
 #include <map>
@@ -42,7 +47,7 @@ const void* guarded(const llvm::BasicBlock* prev, const llvm::BasicBlock* bb,
   if (!prev || bb->getSinglePredecessor() != prev)
     return nullptr;
   // a loop's exit is no `if` body: the loop's turns are over before it runs
-  // (tests/attacks4/l5_exit_block_loads.cl)
+  // (tests/fixtures/l5_exit_block_loads.cl)
   if (li.getLoopFor(prev) != li.getLoopFor(bb))
     return nullptr;
   const llvm::Instruction* t = prev->getTerminator();
@@ -260,17 +265,113 @@ bool chained(const llvm::Loop* l, const llvm::LoopInfo& li)
   return false;
 }
 
+// A loop a GPU's compiler unrolls at run time (LLVM's runtime unrolling, which NVIDIA's
+// OpenCL compiler applies): this many copies of its body a turn, the rest in a remainder loop.
+const int kRuntimeUnroll = 4;
+// ... when the body is at most this many instructions (a partial-unroll budget of the order
+// of LLVM's for NVPTX, whose threshold is a quarter of the full-unroll one)
+const int kRuntimeUnrollBody = 40;
+
+// Does a GPU's compiler unroll loop l at run time: an innermost loop of a small body with no
+// barrier, atomic or unknown call (convergent code forbids a remainder loop), whose trip count
+// is not a constant but can be computed before it starts (ScalarEvolution: the counter cannot
+// wrap).  On the H200 a one-load grid-stride loop runs 1.65x the baseline when its stride is an
+// int (`i += g`, g an int: signed overflow is undefined, so the count is known) and 1.00x when
+// it is a size_t cut to int or a uint, which may wrap (tests/gpu/results/stride-h200-*.txt).
+// Is s above zero whatever the launch: a positive constant, a work-size query
+// (get_global_size, get_local_size, get_num_groups), a product of those, or one cut or
+// widened (`const int g = get_global_size(0)`).  A GPU's compiler knows these ranges
+// (NVIDIA's from its special registers), Oclgrind's IR does not.
+bool positiveSize(const llvm::SCEV* s)
+{
+  if (const llvm::SCEVConstant* c = llvm::dyn_cast<llvm::SCEVConstant>(s))
+    return c->getAPInt().isStrictlyPositive();
+  if (const llvm::SCEVCastExpr* c = llvm::dyn_cast<llvm::SCEVCastExpr>(s))
+    return positiveSize(c->getOperand());
+  if (const llvm::SCEVMulExpr* m = llvm::dyn_cast<llvm::SCEVMulExpr>(s))
+  {
+    for (const llvm::SCEV* o : m->operands())
+      if (!positiveSize(o))
+        return false;
+    return true;
+  }
+  const llvm::SCEVUnknown* u = llvm::dyn_cast<llvm::SCEVUnknown>(s);
+  const llvm::CallInst* call = u ? llvm::dyn_cast<llvm::CallInst>(u->getValue()) : nullptr;
+  const llvm::Function* f = call ? call->getCalledFunction() : nullptr;
+  if (!f)
+    return false;
+  llvm::StringRef n = f->getName();
+  return n.contains("get_global_size") || n.contains("get_local_size") ||
+         n.contains("get_num_groups") || n.contains("get_enqueued_local_size");
+}
+
+// Is l a loop whose exit compares a counter that steps by a positive size and cannot wrap
+// (signed, `add nsw`) with a bound fixed before it starts: the grid-stride loop
+// `for (int i = gid; i < n; i += g)`, whose trip count a GPU's compiler can compute where
+// ScalarEvolution, not knowing g > 0, cannot.
+bool strideCounted(const llvm::Loop* l, llvm::ScalarEvolution* se)
+{
+  const llvm::BranchInst* br =
+      llvm::dyn_cast<llvm::BranchInst>(l->getExitingBlock()->getTerminator());
+  const llvm::ICmpInst* cmp =
+      br && br->isConditional() ? llvm::dyn_cast<llvm::ICmpInst>(br->getCondition()) : nullptr;
+  for (unsigned k = 0; cmp && k < 2; k++)
+  {
+    const llvm::Value* v = cmp->getOperand(k);
+    const llvm::SCEVAddRecExpr* ar =
+        llvm::dyn_cast<llvm::SCEVAddRecExpr>(se->getSCEV(const_cast<llvm::Value*>(v)));
+    // the step's own `add nsw` (ScalarEvolution keeps it on the counter, not on its next
+    // value, which a do-while compares)
+    const llvm::PHINode* phi = llvm::dyn_cast<llvm::PHINode>(v);
+    const llvm::BinaryOperator* step = llvm::dyn_cast<llvm::BinaryOperator>(
+        phi && l->getLoopLatch() ? phi->getIncomingValueForBlock(l->getLoopLatch()) : v);
+    bool nsw = (ar && ar->hasNoSignedWrap()) ||
+               (step && step->getOpcode() == llvm::Instruction::Add && step->hasNoSignedWrap());
+    if (ar && ar->getLoop() == l && ar->isAffine() && nsw &&
+        se->isLoopInvariant(se->getSCEV(cmp->getOperand(1 - k)), l) &&
+        positiveSize(ar->getStepRecurrence(*se)))
+      return true;
+  }
+  return false;
+}
+
+bool runtimeUnrolled(const llvm::Loop* l, llvm::ScalarEvolution* se)
+{
+  if (!se || !l->getSubLoops().empty() || !l->getExitingBlock() || !l->getLoopLatch())
+    return false;
+  int size = 0;
+  for (const llvm::BasicBlock* bb : l->blocks())
+    for (const llvm::Instruction& i : *bb)
+    {
+      if (llvm::isa<llvm::DbgInfoIntrinsic>(&i))
+        continue;
+      if (const llvm::CallBase* c = llvm::dyn_cast<llvm::CallBase>(&i))
+        if (touchesMemory(c))
+          return false;
+      size++;
+    }
+  if (size > kRuntimeUnrollBody)
+    return false;
+  const llvm::SCEV* n = se->getBackedgeTakenCount(l);
+  if (llvm::isa<llvm::SCEVCouldNotCompute>(n))
+    return strideCounted(l, se);
+  return !llvm::isa<llvm::SCEVConstant>(n);
+}
+
 // What each loop's turns count, once per loop: its constant turns when a GPU's compiler
-// unrolls it whole and they do not wait for each other, 1 when they do (chained), 0 when it is
-// not unrolled.
+// unrolls it whole, kRuntimeUnroll when it unrolls it at run time, in both cases when the
+// turns do not wait for each other, 1 when they do (chained), 0 when it is not unrolled.
 typedef std::map<const llvm::Loop*, int> LoopTurns;
 
-int loopTurns(const llvm::Loop* l, const llvm::LoopInfo& li, LoopTurns* memo)
+int loopTurns(const llvm::Loop* l, const llvm::LoopInfo& li, llvm::ScalarEvolution* se,
+              LoopTurns* memo)
 {
   auto it = memo->find(l);
   if (it != memo->end())
     return it->second;
   int t = constantTurns(l);
+  if (!t && runtimeUnrolled(l, se))
+    t = kRuntimeUnroll;
   if (t && chained(l, li))
     t = 1;
   return (*memo)[l] = t;
@@ -280,12 +381,13 @@ int loopTurns(const llvm::Loop* l, const llvm::LoopInfo& li, LoopTurns* memo)
 // GPU's compiler unrolls, from the innermost out to the first one it does not (a chained one
 // counts 1: its turns wait for each other, but the loops around it may still overlap theirs,
 // tests/attacks4/l5_four_short_chains.cl); 1 outside them.
-int unrolledTimes(const llvm::LoopInfo& li, const llvm::BasicBlock* bb, LoopTurns* memo)
+int unrolledTimes(const llvm::LoopInfo& li, llvm::ScalarEvolution* se, const llvm::BasicBlock* bb,
+                  LoopTurns* memo)
 {
   int times = 1;
   for (const llvm::Loop* l = li.getLoopFor(bb); l; l = l->getParentLoop())
   {
-    int t = loopTurns(l, li, memo);
+    int t = loopTurns(l, li, se, memo);
     if (!t || times * t > kUnrollTurns * 4)
       break;
     times *= t;
@@ -417,14 +519,19 @@ void walkCode(irmlp* m, const llvm::Function* f)
   if (!m || !f)
     return;
   std::vector<const void*> ops;
-  llvm::DominatorTree dt(const_cast<llvm::Function&>(*f));
+  llvm::Function& fn = const_cast<llvm::Function&>(*f);
+  llvm::DominatorTree dt(fn);
   llvm::LoopInfo li(dt);
+  llvm::TargetLibraryInfoImpl tlii(llvm::Triple(fn.getParent()->getTargetTriple()));
+  llvm::TargetLibraryInfo tli(tlii);
+  llvm::AssumptionCache ac(fn);
+  llvm::ScalarEvolution se(fn, tli, ac, dt, li);
   LoopTurns memo;
   const llvm::BasicBlock* prev = nullptr;
   const llvm::BasicBlock* ifBody = nullptr;   // prev, when it went on with its head's group
   for (const llvm::BasicBlock& bb : *f)
   {
-    int times = unrolledTimes(li, &bb, &memo);
+    int times = unrolledTimes(li, &se, &bb, &memo);
     // in a loop unrolled whole every block is straight code: it goes on with the group, on
     // the condition it is entered on, if any
     const llvm::BasicBlock* from = times > 1 ? bb.getSinglePredecessor() : prev;

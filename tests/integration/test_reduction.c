@@ -102,11 +102,15 @@ static const char *one_load[] = { FX "l5_step1_interleaved.cl", FX "l5_one_load_
                                   FX "l5_chain_phi.cl", FX "l5_chain_local.cl",
                                   FX "l5_chain_guard_loop.cl", FX "l5_chain_straight_private.cl",
                                   /* the hostile review of those rules (tests/attacks4): a
-                                   * loop's exit, a switch, a __local pointer's alias */
-                                  FX "l5_exit_block_loads.cl", FX "l5_switch_chain.cl",
+                                   * switch, a __local pointer's alias */
+                                  FX "l5_switch_chain.cl",
                                   FX "l5_chain_local_alias.cl", FX "l5_chain_straight_alias.cl",
                                   /* loads the code holds but never runs */
-                                  FX "l5_dead_guarded_loads.cl" };
+                                  FX "l5_dead_guarded_loads.cl",
+                                  /* a counter that may wrap (uint, or size_t cut to int): no
+                                   * trip count, no unrolling at run time, 1.00x on the H200
+                                   * (stride-h200-2026-12-01.txt) */
+                                  FX "l5_stride_uint_for.cl", FX "l5_stride_sizet_dowhile.cl" };
 
 START_TEST(one_load_per_turn_fails_only_predicted_speedup)
 {
@@ -186,7 +190,12 @@ static const char *right[] = { FX "l5_half_group_first_add.cl", FX "l5_guarded_l
                                /* builtins that touch no memory: `a += x * w`, fma() */
                                FX "l5_fmuladd_scaled.cl", FX "l5_fma_interleaved.cl",
                                /* four chains of two loads in a constant loop overlap */
-                               FX "l5_four_short_chains.cl" };
+                               FX "l5_four_short_chains.cl",
+                               /* one load a turn with an int stride: unrolled at run time,
+                                * 1.65-1.67x on the H200 (stride-h200-2026-12-01.txt,
+                                * attacks4-h200-2026-12-01.txt) */
+                               FX "l5_stride_int_for.cl", FX "l5_stride_int_dowhile.cl",
+                               FX "l5_exit_block_loads.cl", FX "l5_first_turns_fast.cl" };
 
 START_TEST(other_right_design_passes)
 {
