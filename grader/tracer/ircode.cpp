@@ -266,18 +266,21 @@ bool chained(const llvm::Loop* l, const llvm::LoopInfo& li)
 }
 
 // A loop a GPU's compiler unrolls at run time (LLVM's runtime unrolling, which NVIDIA's
-// OpenCL compiler applies): this many copies of its body a turn, the rest in a remainder loop.
-const int kRuntimeUnroll = 4;
-// ... when the body is at most this many instructions (a partial-unroll budget of the order
-// of LLVM's for NVPTX, whose threshold is a quarter of the full-unroll one)
-const int kRuntimeUnrollBody = 40;
+// OpenCL compiler applies): LLVM's own choice of copies (LoopUnrollPass, computeUnrollCount):
+// 8, halved while the unrolled body, (size - 2) * copies + 2 instructions, is over the
+// partial-unroll threshold, which NVPTX sets to a quarter of the default 150
+// (NVPTXTargetTransformInfo, getUnrollingPreferences); 0 below 2 copies.  The size here is the
+// IR's instruction count, where LLVM weighs each by its cost: an approximation.
+const int kRuntimeUnrollMax = 8, kRuntimeUnrollThreshold = 150 / 4;
 
-// Does a GPU's compiler unroll loop l at run time: an innermost loop of a small body with no
-// barrier, atomic or unknown call (convergent code forbids a remainder loop), whose trip count
-// is not a constant but can be computed before it starts (ScalarEvolution: the counter cannot
-// wrap).  On the H200 a one-load grid-stride loop runs 1.65x the baseline when its stride is an
-// int (`i += g`, g an int: signed overflow is undefined, so the count is known) and 1.00x when
-// it is a size_t cut to int or a uint, which may wrap (tests/gpu/results/stride-h200-*.txt).
+int runtimeCopies(int size)
+{
+  int c = kRuntimeUnrollMax;
+  while (c > 1 && (size - 2) * c + 2 > kRuntimeUnrollThreshold)
+    c >>= 1;
+  return c >= 2 ? c : 0;
+}
+
 // Is s above zero whatever the launch: a positive constant, a work-size query
 // (get_global_size, get_local_size, get_num_groups), a product of those, or one cut or
 // widened (`const int g = get_global_size(0)`).  A GPU's compiler knows these ranges
@@ -335,10 +338,18 @@ bool strideCounted(const llvm::Loop* l, llvm::ScalarEvolution* se)
   return false;
 }
 
-bool runtimeUnrolled(const llvm::Loop* l, llvm::ScalarEvolution* se)
+// How many copies of loop l's body a GPU's compiler makes at run time (runtimeCopies), 0 for
+// none: an innermost loop with no barrier, atomic or unknown call (convergent code forbids a
+// remainder loop), whose trip count is not a constant but can be computed before it starts
+// (ScalarEvolution, or strideCounted).  On the H200 a one-load grid-stride loop runs 1.65x the
+// baseline when its stride is an int (`i += g`, g an int: signed overflow is undefined, so the
+// count is known) and 1.00x when it is a size_t cut to int or a uint, which may wrap; with
+// three more (never taken) guarded loads, 40 instructions, 1.22x: not unrolled, here 1.00x
+// (tests/gpu/results/stride-h200-*.txt, attacks4-h200-*.txt: l5_dead_guarded_loads).
+int runtimeUnrolled(const llvm::Loop* l, llvm::ScalarEvolution* se)
 {
   if (!se || !l->getSubLoops().empty() || !l->getExitingBlock() || !l->getLoopLatch())
-    return false;
+    return 0;
   int size = 0;
   for (const llvm::BasicBlock* bb : l->blocks())
     for (const llvm::Instruction& i : *bb)
@@ -347,19 +358,20 @@ bool runtimeUnrolled(const llvm::Loop* l, llvm::ScalarEvolution* se)
         continue;
       if (const llvm::CallBase* c = llvm::dyn_cast<llvm::CallBase>(&i))
         if (touchesMemory(c))
-          return false;
+          return 0;
       size++;
     }
-  if (size > kRuntimeUnrollBody)
-    return false;
+  int copies = runtimeCopies(size);
+  if (!copies)
+    return 0;
   const llvm::SCEV* n = se->getBackedgeTakenCount(l);
   if (llvm::isa<llvm::SCEVCouldNotCompute>(n))
-    return strideCounted(l, se);
-  return !llvm::isa<llvm::SCEVConstant>(n);
+    return strideCounted(l, se) ? copies : 0;
+  return llvm::isa<llvm::SCEVConstant>(n) ? 0 : copies;
 }
 
 // What each loop's turns count, once per loop: its constant turns when a GPU's compiler
-// unrolls it whole, kRuntimeUnroll when it unrolls it at run time, in both cases when the
+// unrolls it whole, its copies when it unrolls it at run time, in both cases when the
 // turns do not wait for each other, 1 when they do (chained), 0 when it is not unrolled.
 typedef std::map<const llvm::Loop*, int> LoopTurns;
 
@@ -370,8 +382,8 @@ int loopTurns(const llvm::Loop* l, const llvm::LoopInfo& li, llvm::ScalarEvoluti
   if (it != memo->end())
     return it->second;
   int t = constantTurns(l);
-  if (!t && runtimeUnrolled(l, se))
-    t = kRuntimeUnroll;
+  if (!t)
+    t = runtimeUnrolled(l, se);
   if (t && chained(l, li))
     t = 1;
   return (*memo)[l] = t;
