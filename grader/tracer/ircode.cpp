@@ -24,6 +24,7 @@
 #include <llvm/IR/Value.h>
 #include <llvm/ADT/Triple.h>
 #include <llvm/Support/Casting.h>
+#include <llvm/Transforms/Utils/LoopUtils.h>
 
 #include <map>
 #include <set>
@@ -348,7 +349,9 @@ bool strideCounted(const llvm::Loop* l, llvm::ScalarEvolution* se)
 // (tests/gpu/results/stride-h200-*.txt, attacks4-h200-*.txt: l5_dead_guarded_loads).
 int runtimeUnrolled(const llvm::Loop* l, llvm::ScalarEvolution* se)
 {
-  if (!se || !l->getSubLoops().empty() || !l->getExitingBlock() || !l->getLoopLatch())
+  // `#pragma unroll 1` or `#pragma nounroll` (llvm.loop.unroll.disable): the student said no
+  if (!se || !l->getSubLoops().empty() || !l->getExitingBlock() || !l->getLoopLatch() ||
+      (llvm::hasUnrollTransformation(l) & llvm::TM_Disable))
     return 0;
   int size = 0;
   for (const llvm::BasicBlock* bb : l->blocks())

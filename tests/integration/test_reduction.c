@@ -110,7 +110,10 @@ static const char *one_load[] = { FX "l5_step1_interleaved.cl", FX "l5_one_load_
                                   /* a counter that may wrap (uint, or size_t cut to int): no
                                    * trip count, no unrolling at run time, 1.00x on the H200
                                    * (stride-h200-2026-12-01.txt) */
-                                  FX "l5_stride_uint_for.cl", FX "l5_stride_sizet_dowhile.cl" };
+                                  FX "l5_stride_uint_for.cl", FX "l5_stride_sizet_dowhile.cl",
+                                  /* an int stride under `#pragma unroll 1`: 1.02x
+                                   * (stride2-h200-2026-12-02.txt) */
+                                  FX "l5_stride_int_nounroll.cl" };
 
 START_TEST(one_load_per_turn_fails_only_predicted_speedup)
 {
@@ -195,6 +198,9 @@ static const char *right[] = { FX "l5_half_group_first_add.cl", FX "l5_guarded_l
                                 * 1.65-1.67x on the H200 (stride-h200-2026-12-01.txt,
                                 * attacks4-h200-2026-12-01.txt) */
                                FX "l5_stride_int_for.cl", FX "l5_stride_int_dowhile.cl",
+                               /* two and three loads a turn: 1.43x and 1.63x
+                                * (stride2-h200-2026-12-02.txt) */
+                               FX "l5_stride_int_two.cl", FX "l5_stride_int_three.cl",
                                FX "l5_exit_block_loads.cl", FX "l5_first_turns_fast.cl" };
 
 START_TEST(other_right_design_passes)
