@@ -201,6 +201,9 @@ static const char *right[] = { FX "l5_half_group_first_add.cl", FX "l5_guarded_l
                                /* two and three loads a turn: 1.43x and 1.63x
                                 * (stride2-h200-2026-12-02.txt) */
                                FX "l5_stride_int_two.cl", FX "l5_stride_int_three.cl",
+                               /* one load and more arithmetic, 13 and 19 instructions:
+                                * 1.70x (stride3-h200-2026-12-02.txt) */
+                               FX "l5_stride_int_body13.cl", FX "l5_stride_int_body19.cl",
                                FX "l5_exit_block_loads.cl", FX "l5_first_turns_fast.cl" };
 
 START_TEST(other_right_design_passes)
