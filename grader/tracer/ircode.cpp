@@ -40,8 +40,9 @@ namespace
 // The condition on which bb runs, or null: bb's one predecessor is prev, the block laid out
 // just before it, in the same loop, which branches on that condition (or switches on that
 // value) to bb or elsewhere: the body of a short `if` (its other target is where the body
-// rejoins) or a copy of an unrolled loop's body (its other target is the loop's exit).  A GPU compiler predicates such code (CUDA C Programming
-// Guide, "Branch predication"), so bb's loads issue with prev's (irmlp.h, IRMLP_BLOCK_IF).
+// rejoins) or a copy of an unrolled loop's body (its other target is the loop's exit).  A GPU
+// compiler predicates such code (CUDA C Programming Guide, "Branch predication"), so bb's
+// loads issue with prev's (irmlp.h, IRMLP_BLOCK_IF).
 const void* guarded(const llvm::BasicBlock* prev, const llvm::BasicBlock* bb,
                     const llvm::LoopInfo& li)
 {
@@ -350,7 +351,7 @@ bool strideCounted(const llvm::Loop* l, llvm::ScalarEvolution* se)
 int runtimeUnrolled(const llvm::Loop* l, llvm::ScalarEvolution* se)
 {
   // `#pragma unroll 1` or `#pragma nounroll` (llvm.loop.unroll.disable): the student said no
-  if (!se || !l->getSubLoops().empty() || !l->getExitingBlock() || !l->getLoopLatch() ||
+  if (!l->getSubLoops().empty() || !l->getExitingBlock() || !l->getLoopLatch() ||
       (llvm::hasUnrollTransformation(l) & llvm::TM_Disable))
     return 0;
   int size = 0;
