@@ -49,7 +49,7 @@ else
 	echo "not a git clone: tests grade kernels/starter as it is now (a solved lesson's" \
 	     "starter-fails tests will fail)"
 fi
-for f in clgrade libcltrace.so oclgrind-icd tests; do
+for f in clgrade libcltrace.so liboclquiet.so oclgrind-icd tests; do
 	[ -e "$root/build/$f" ] && ln -s "$root/build/$f" "$dir/build/$f"
 done
 exit 0

@@ -396,7 +396,7 @@ START_TEST(progress_table_list_and_hints)
 	 * of it shows: the first failures are PoCL's and the __local bytes' (GUIDE,
 	 * uses_local_memory without the analysis) */
 	snprintf(cmd, sizeof cmd, "mkdir -p %s/build %s/grader && cp -r lessons kernels %s/ && "
-	         "cp -r grader/baselines %s/grader/ && cp -r build/clgrade build/libcltrace.so "
+	         "cp -r grader/baselines %s/grader/ && cp -r build/clgrade build/libcltrace.so build/liboclquiet.so "
 	         "build/oclgrind-icd %s/build/ && D=%s && { [ ! -d build/pocl-builds ] || "
 	         "ln -s \"$PWD/build/pocl-builds\" $D/build/pocl-builds; } && "
 	         "{ [ ! -d build/pocl-seed ] || { cp -r build/pocl-seed $D/build/ && "

@@ -60,7 +60,7 @@ START_TEST(solved_starters_do_not_reach_the_tests)
 	}
 	ck_assert_int_eq(sh("git clone -q %s %s/suite && cd %s/suite && "
 	                    "for f in kernels/solutions/*.cl; do cp $f kernels/starter/; done && "
-	                    "mkdir build && for f in clgrade libcltrace.so oclgrind-icd; do "
+	                    "mkdir build && for f in clgrade libcltrace.so liboclquiet.so oclgrind-icd; do "
 	                    "ln -s %s/build/$f build/$f; done && "
 	                    "sh tests/pristine.sh build/pristine > pristine.txt", root, dir, dir,
 	                    root), 0);
