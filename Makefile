@@ -11,6 +11,8 @@
 #   make test                      Check unit tests + integration tests (in build/pristine), as
 #                                  many test binaries at once as there are cores (J=N to change)
 #   make test T=test_batch         build and run one test binary (T=batch works too)
+#   make test-slow                 the fixture corpora (CI runs them after make test)
+#   make test-all                  make test and make test-slow in one run
 #   make bench                     wall time of `make check` per lesson (median of runs), and
 #                                  batch throughput (lesson 3, 40 submissions, -j 2)
 #   make bench BASE=rev            check wall time against revision rev, alternating (ratio)
@@ -66,7 +68,7 @@ UNIT_TESTS   := $(patsubst tests/unit/%.c,$(BUILD)/tests/%,$(wildcard tests/unit
 INT_TESTS    := $(patsubst tests/integration/%.c,$(BUILD)/tests/%,$(wildcard tests/integration/test_*.c))
 ITEST_OBJ    := $(BUILD)/obj/itest.o
 
-.PHONY: all deps check hint watch test bench gradescope clean
+.PHONY: all deps check hint watch test test-slow test-all bench gradescope clean
 all: $(BUILD)/clgrade $(PLUGIN) $(OCLGRIND_ICD)
 
 # The grader's packages and the test suite's (Slurm, for test_slurm); `make test` installs
@@ -182,21 +184,37 @@ watch: all
 # test binaries at once (default: the number of cores), each one's output kept and printed
 # in the order given, then the closing "N passed, M failed" line.  T=name runs one binary
 # (T=test_batch or T=batch).
-ALL_TESTS := $(UNIT_TESTS) $(INT_TESTS)
+# Two tiers.  `make test` is every binary but the fixture corpora: the unit tests and every
+# subsystem's integration test (each lesson's solution and starter, a table of broken kernels
+# per lesson, the trust boundary, batch, Gradescope, Slurm, HTML), within 3 minutes on 2 cores.
+# `make test-slow` is the corpora: every fixture's clauses (lessons 1-7), lesson 5's predicted-
+# speed families, the analysis at edge sizes, each kernel's __local bytes on PoCL.  CI
+# (.ci/run) runs both; `make test-all` runs both in one schedule.
+ALL_TESTS  := $(UNIT_TESTS) $(INT_TESTS)
+SLOW_TESTS := $(addprefix $(BUILD)/tests/test_,fixtures fixtures67 reduction edges localmem_pocl)
+FAST_TESTS := $(filter-out $(SLOW_TESTS),$(ALL_TESTS))
 ifneq ($(T),)
 RUN_TESTS := $(filter $(foreach t,$(T),$(BUILD)/tests/$(t) $(BUILD)/tests/test_$(t)),$(ALL_TESTS))
 ifeq ($(RUN_TESTS),)
-ifneq ($(filter test,$(MAKECMDGOALS)),)
+ifneq ($(filter test test-slow test-all,$(MAKECMDGOALS)),)
 $(error T=$(T): no such test binary; the binaries: $(notdir $(ALL_TESTS)))
 endif
 endif
 else
-RUN_TESTS := $(ALL_TESTS)
+RUN_TESTS := $(FAST_TESTS)
 endif
+# The build before a test run uses every core (a clean clone's is 25 s serial on 2 cores).
 J ?=
-test: all $(RUN_TESTS)
-	@sh tests/pristine.sh $(BUILD)/pristine
-	@cd $(BUILD)/pristine && sh tests/run.sh $(if $(J),-j $(J)) $(RUN_TESTS)
+NPROC := $(shell nproc 2>/dev/null || echo 1)
+TEST_RUN = @$(MAKE) --no-print-directory -j$(NPROC) all $(1) && \
+	sh tests/pristine.sh $(BUILD)/pristine && \
+	cd $(BUILD)/pristine && sh tests/run.sh $(if $(J),-j $(J)) $(1)
+test:
+	$(call TEST_RUN,$(RUN_TESTS))
+test-slow:
+	$(call TEST_RUN,$(SLOW_TESTS))
+test-all:
+	$(call TEST_RUN,$(ALL_TESTS))
 
 # html_page() alone, timed on a real report (tests/html-cost.c): for `make bench HTML=1`
 $(BUILD)/html-cost: tests/html-cost.c $(BUILD)/libclgrade.a
