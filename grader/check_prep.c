@@ -77,6 +77,12 @@ char *check_prep_read(const check_opts *o, char *err, size_t errlen, char *refus
 		n = 0;
 	}
 	s[n] = '\0';
+	/* A UTF-8 byte-order mark (Windows editors save one) opens the file for clang, not the
+	 * #line line the preprocessing puts before the text, where it is an error: dropped here,
+	 * so every later stage reads the text an editor shows. */
+	if (n >= 3 && (unsigned char)s[0] == 0xef && (unsigned char)s[1] == 0xbb &&
+	    (unsigned char)s[2] == 0xbf)
+		memmove(s, s + 3, n - 2);
 	return s;
 }
 

@@ -185,6 +185,16 @@ START_TEST(l2_solution_passes)
 }
 END_TEST
 
+/* A byte-order mark opening the file is what an editor hides, not part of the kernel. */
+START_TEST(l2_solution_with_a_byte_order_mark_passes)
+{
+	itest_graded g = itest_grade("2", FX "l2_bom_solution.cl", NULL);
+	ck_assert_int_eq(g.exit, 0);
+	assert_all_but_speedup(&g);
+	itest_done(&g);
+}
+END_TEST
+
 START_TEST(l2_over_local_budget_fails_with_both_numbers)
 {
 	itest_graded g = itest_grade("2", FX "l2_local_64k.cl", "--local-mem 49152 --no-analysis");
@@ -566,6 +576,7 @@ static Suite *suite(void)
 	tcase_add_test(l1, l1_includes_refused_and_never_echoed);
 	tcase_add_test(l1, missing_kernel_file_is_exit_2);
 	tcase_add_test(l2, l2_solution_passes);
+	tcase_add_test(l2, l2_solution_with_a_byte_order_mark_passes);
 	tcase_add_test(l2, l2_starter_fails_uses_local_memory_first);
 	tcase_add_test(l2, l2_over_local_budget_fails_with_both_numbers);
 	tcase_add_test(l2, l2_report_has_occupancy_per_profile);
