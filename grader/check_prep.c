@@ -83,7 +83,36 @@ char *check_prep_read(const check_opts *o, char *err, size_t errlen, char *refus
 	if (n >= 3 && (unsigned char)s[0] == 0xef && (unsigned char)s[1] == 0xbb &&
 	    (unsigned char)s[2] == 0xbf)
 		memmove(s, s + 3, n - 2);
+	int directive = refused[0] ? 0 : diag_line_directive(s);
+	if (directive)
+		snprintf(refused, rlen, "%s:%d: a #line directive is not accepted: it would move the "
+		         "lines the report names off your file (delete it)", path, directive);
 	return s;
+}
+
+const char *check_prep_try(const char *refused)
+{
+	static const struct { const char *says, *try_; } tries[] = {
+		{ "inspect addresses", "work with indices into the buffers: a kernel never needs an "
+		  "address as a number, a comparison of two buffers' pointers, or a pointer seen as "
+		  "another type" },
+		{ "#line directive", "delete the #line line: the report then names the lines your "
+		  "editor shows" },
+		{ "inline assembly", "write the kernel in OpenCL C alone, without asm" },
+		{ "write the #pragma itself", "write the #pragma on a line of its own instead of "
+		  "_Pragma(...)" },
+		{ "#pragma", "delete that #pragma (the message names it); #pragma unroll and OPENCL "
+		  "EXTENSION are accepted" },
+		{ "directive made by a macro", "write the directive itself on its own line, not "
+		  "through a macro" },
+		{ "not a kernel source", "save the kernel as a text file (UTF-8 or ASCII) of at most "
+		  "256 KiB" },
+	};
+	for (size_t i = 0; i < sizeof tries / sizeof *tries; i++)
+		if (strstr(refused, tries[i].says))
+			return tries[i].try_;
+	return "keep the kernel in its one file; an #include may name only a header inside the "
+	       "lesson's own folder";
 }
 
 /* The __local bytes the kernel declares, at the lesson's TILE and at each TILE of a sweep:

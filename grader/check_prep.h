@@ -13,6 +13,11 @@
 char *check_prep_read(const check_opts *o, char *err, size_t errlen, char *refused,
                       size_t rlen);
 
+/* What to try about a refusal (rep->refused), by what refused the kernel: the pointer check
+ * (ptrcheck.h), a #line directive, inline assembly, a #pragma or a directive made by a macro
+ * (preproc.h), a file that is no kernel source; else an #include outside the lesson folder. */
+const char *check_prep_try(const char *refused);
+
 /* Preprocess the source once per TILE the children build it at (preproc.h) into c->pre.
  * 0; 1 when it is refused (rep->refused); 2 when the grader could not (rep->grader_error).
  * A preprocessor that runs out of time or memory is judged by a control run (below). */

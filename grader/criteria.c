@@ -9,6 +9,7 @@
 
 #include "cause.h"
 #include "check.h"
+#include "check_prep.h"
 #include "criteria.h"
 #include "regest.h"
 #include "tilechoice.h"
@@ -88,13 +89,8 @@ static void eval_builds(const check_opts *o, const char *source, check_report *r
 	check_crit *c = check_crit_find(rep, CRIT_BUILDS);
 	const check_child *ch = &rep->child;
 	char first[600];
-	if (rep->refused[0] && strstr(rep->refused, "inspect addresses"))   /* ptrcheck.h */
-		crit_set(c, CRIT_FAIL, "work with indices into the buffers: a kernel never needs an address "
-		    "as a number, a comparison of two buffers' pointers, or a pointer seen as another "
-		    "type", "%s", rep->refused);
-	else if (rep->refused[0])
-		crit_set(c, CRIT_FAIL, "keep the kernel in its one file; an #include may name only a header "
-		    "inside the lesson's own folder", "%s", rep->refused);
+	if (rep->refused[0])
+		crit_set(c, CRIT_FAIL, check_prep_try(rep->refused), "%s", rep->refused);
 	else if (!ch->built && ch->build_err != 0)
 		compile_error(o, source, ch, c);
 	else if (!ch->built && rep->control_build == 1) {

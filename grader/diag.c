@@ -447,6 +447,23 @@ static int each_barrier(const char *source, barrier_fn fn, void *arg)
 	return r;
 }
 
+int diag_line_directive(const char *source)
+{
+	char *s = clean_source(source, 1);
+	int found = 0;
+	for (const char *l = s; l && *l && !found; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		const char *p = l + strspn(l, " \t\f\v");
+		if (p[0] != '#' && !(p[0] == '%' && p[1] == ':'))
+			continue;
+		p += p[0] == '#' ? 1 : 2;
+		p += strspn(p, " \t\f\v");
+		if (isdigit((unsigned char)*p) || (strncmp(p, "line", 4) == 0 && !ident_char(p[4])))
+			found = line_of(s, l);
+	}
+	free(s);
+	return found;
+}
+
 static int any_barrier(const char *flags, int line, void *arg)
 {
 	(void)flags, (void)arg;

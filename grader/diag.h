@@ -55,6 +55,11 @@ int diag_signature(const char *const *names, int n_inputs, const diag_arg *args,
 /* 1 when the source (comments and strings aside) calls barrier() or work_group_barrier(). */
 int diag_has_barrier(const char *source);
 
+/* Line of the first #line directive or GNU line marker (`# 40 "f.cl"`) of the source, as the
+ * preprocessor reads it (line splices, comments, trigraphs, `%:`), or 0.  Such a directive
+ * would move every location the compilers and the analysis report off the student's file. */
+int diag_line_directive(const char *source);
+
 /* Line of the first barrier inside an `if`, with that condition in cond and its line in
  * *cond_line (trace_skip_condition), or 0. */
 int diag_barrier_in_if(const char *source, char *cond, size_t len, int *cond_line);

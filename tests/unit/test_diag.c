@@ -186,6 +186,31 @@ static const char *LINK_SRC =
 	"__kernel void k(__global float *c)\n"
 	"{   c[0] = dot_row(1); }\n";
 
+/* A #line directive in any spelling the preprocessor takes is found at its line; text that
+ * only looks like one is not. */
+START_TEST(line_directives_found_in_every_spelling)
+{
+	static const struct { const char *src; int line; } c[] = {
+		{ "#line 40\nkernel void k(void) {}\n", 1 },
+		{ "int a;\n  # 40 \"f.cl\"\n", 2 },
+		{ "int a;\n\n%:line 3\n", 3 },
+		{ "??=line 3\n", 1 },
+		{ "int a;\n#\\\nline 3\n", 2 },
+		{ "/* x */ # /* y */ line 3\n", 1 },
+		{ "/* a\n b */\n\t#line 9 \"grader/ref.c\"\n", 3 },
+		{ "\xef\xbb\xbf#line 2\n", 1 },
+		{ "// #line 3\nint a;\n", 0 },
+		{ "/*\n#line 3\n*/\n", 0 },
+		{ "const char *s = \"#line 3\";\n", 0 },
+		{ "#define LINE 3\n#lineage\nint a; # 3\n", 0 },
+		{ "#pragma unroll 4\n#if 0\n#endif\n", 0 },
+	};
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++)
+		ck_assert_msg(diag_line_directive(c[i].src) == c[i].line, "case %zu: line %d, want %d",
+		              i, diag_line_directive(c[i].src), c[i].line);
+}
+END_TEST
+
 START_TEST(link_error_keeps_runtime_message_at_declaration)
 {
 	const char *raw = "Error(s) while linking: \n"
@@ -419,6 +444,7 @@ static Suite *diag_suite(void)
 	tcase_add_test(t, sizes_mixed_up_needs_nonsquare_multiple_wrong);
 	tcase_add_test(t, sizes_in_the_reduction_words);
 	tcase_add_test(t, reads_output_message);
+	tcase_add_test(t, line_directives_found_in_every_spelling);
 	suite_add_tcase(s, t);
 
 	suite_add_tcase(s, t);
