@@ -8,7 +8,7 @@
 #   make hint LESSON=N             print the lesson's next hint
 #   make watch LESSON=N [HTML=f]   re-grade the lesson's kernel on every save (Ctrl-C to leave);
 #                                  HTML= keeps that page current (it reloads itself)
-#   make test                      Check unit tests + integration tests (in build/pristine), as
+#   make test                      Check unit tests + integration tests but the fixture corpora (in build/pristine), as
 #                                  many test binaries at once as there are cores (J=N to change)
 #   make test T=test_batch         build and run one test binary (T=batch works too)
 #   make test-slow                 the fixture corpora (CI runs them after make test)
