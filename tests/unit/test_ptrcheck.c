@@ -367,8 +367,9 @@ static void check_folder(const char *folder, int must_pass)
 			if (must_pass)
 				ck_assert_msg(r == PREPROC_OK, "%s at TILE %d refused: %s", path, tiles[t], msg);
 			if (must_pass)   /* the lessons' own kernels test their size nowhere */
-				ck_assert_msg(last_sizes.n == 0, "%s at TILE %d: a size test at %s", path,
-				              tiles[t], last_sizes.first);
+				ck_assert_msg(last_sizes.n == 0 && last_sizes.ngroup == 0,
+				              "%s at TILE %d: a size test at %s%s", path, tiles[t],
+				              last_sizes.first, last_sizes.group_first);
 			else if (!attack)
 				ck_assert_msg(!ptr, "%s at TILE %d refused for pointers: %s", path, tiles[t], msg);
 		}
