@@ -184,10 +184,10 @@ void ptr_size_note(walk *w, const cJSON *n, long off)
  * bound, neither; a group's id mixed with a local one is a global id. */
 static int join(int a, int b)
 {
-	if (a == SZ_NONE || b == SZ_CONST)
-		return b == SZ_NONE ? SZ_NONE : a == SZ_NONE ? b : a;
-	if (b == SZ_NONE || a == SZ_CONST)
-		return b;
+	if (a == SZ_NONE || b == SZ_NONE)
+		return a == SZ_NONE ? b : a;
+	if (a == SZ_CONST || b == SZ_CONST)
+		return a == SZ_CONST ? b : a;
 	if (a == SZ_OTHER || b == SZ_OTHER || a == SZ_SIZE || b == SZ_SIZE)
 		return a == b ? a : SZ_OTHER;
 	return a == b ? a : SZ_GID;
