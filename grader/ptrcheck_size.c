@@ -13,17 +13,23 @@
  * A value is SZ_SIZE when it depends on a __kernel's scalar parameters (the sizes),
  * get_global_size() or get_num_groups(), and constants only: through arithmetic, casts, ?:,
  * calls whose arguments are all such values, local variables whose every assignment is one
- * (and that are never incremented, compound-assigned or have their address taken), and the
- * parameters of the kernel text's own functions when every call passes one.  Loop variables
- * are never SZ_SIZE (they are changed, or assigned from themselves).  Exempt: a size parameter
- * (or a helper's parameter given one as it is) compared with 0 or 1 (`if (n < 1) return;`), which no analysed size nor GPU size meets.
+ * (a compound assignment `m += e` or `m++` is one of `m + e`; its address taken: never), and
+ * the parameters of the kernel text's own functions when every call passes one.  A counter
+ * of constants alone stepped in a loop whose trip count is not a constant (`k < n`) is an
+ * iteration's index (SZ_OTHER).  Exempt: a bare size (a size parameter, a variable or helper
+ * parameter given one as it is, a counter that starts at one) compared with 0 or 1 (`if (n <
+ * 1) return;`, `while (left > 0) left--`), which no analysed size nor GPU size meets.  Found
+ * too: such a value read as a truth value (`if (n / 100001)`, &&, ||, !, ?:, a bool, a
+ * helper's return), and two sizes compared with each other (said apart: SZH_SIZES).
  * Not seen (GUIDE.md says so): the size through memory (stored and loaded back), a loop whose
- * trip count alone differs (`r < n / 1000000`), bit tricks without a comparison.
+ * trip count alone differs (`r < n / 1000000`), the size in index arithmetic.
  *
  * A group's id compared with a constant (`get_group_id(0) >= 3`) is counted apart (w->ngroup):
  * the analysed launches have a few groups, the model's two, a GPU's thousands, so it is a
  * size test in disguise; one compared with 0 or 1, or mixed with a size (`row0 + BT <= N`, an
- * interior group, which the analysed sizes have both ways), is not.
+ * interior group, which the analysed sizes have both ways), is not.  So is a global id (a
+ * group's id with a local one) compared with a constant beyond 16 (reach(): the analysed
+ * sizes start above 16 along each dimension); a local id alone never is.
  *
  * A test of divisibility by a power of two (`N % 4 == 0`, `(N & 3) == 0`, a vector path:
  * lesson 7's solution has one) is kept apart (w->div_mask): it takes the same branch at every
