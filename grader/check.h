@@ -285,10 +285,12 @@ typedef struct check_report {
 	char refused[600];        /* #include policy refusal, "" if none */
 	int size_tests;           /* comparisons of the size with constants (ptrcheck_size.c)      */
 	char size_test_at[640];   /* the first one's "path:L:C"                                    */
+	const char *size_test_what;  /* what the first one does, "compares its size with a constant" */
 	unsigned size_div_mask;   /* bit k: a test of the size's divisibility by 2^k, kept apart   */
 	char size_div_at[640];    /* the first of those                                            */
-	int group_tests;          /* comparisons of a group's id with a constant                   */
+	int group_tests;          /* comparisons of a group's (or a global) id with a constant     */
 	char group_test_at[640];
+	const char *group_test_what; /* "a group's id" or "a work-item's global id"               */
 	char size_note[900];      /* what the size tests leave unchecked (criteria.c), or ""       */
 	char source_hash[17];     /* check_hash of the bytes graded, "%016llx"; "" if none read */
 	char *source;             /* the bytes graded, for the HTML page's source view (html.h);

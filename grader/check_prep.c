@@ -195,12 +195,20 @@ static void take_probe(const preproc_job *jobs, int n, const int *tiles, check_r
 /* The kernel's size tests (ptrcheck_size.c), from any TILE's text: the first of each. */
 static void take_sizes(const ptrcheck_sizes *z, check_report *rep)
 {
+	static const char *const how[] = {
+		"compares its size with a constant",
+		"compares its sizes with each other (the analysed sizes, drawn from fixed ranges, may "
+		"all answer such a test one way and a GPU's the other)",
+		"tests a value made of its size and constants alone (as a condition, no comparison "
+		"written)" };
 	if (z->n && !rep->size_tests) {
 		rep->size_tests = z->n;
+		rep->size_test_what = how[z->how >= 0 && z->how < 3 ? z->how : 0];
 		snprintf(rep->size_test_at, sizeof rep->size_test_at, "%s", z->first);
 	}
 	if (z->ngroup && !rep->group_tests) {
 		rep->group_tests = z->ngroup;
+		rep->group_test_what = z->group_how ? "a work-item's global id" : "a group's id";
 		snprintf(rep->group_test_at, sizeof rep->group_test_at, "%s", z->group_first);
 	}
 	if (z->div_mask && !rep->size_div_mask)

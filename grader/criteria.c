@@ -613,11 +613,11 @@ static void size_tests(const check_opts *o, check_report *rep)
 		return;
 	char what[760];
 	if (rep->size_tests)
-		snprintf(what, sizeof what, "compares its size with a constant at %s", rep->size_test_at);
+		snprintf(what, sizeof what, "%s at %s", rep->size_test_what, rep->size_test_at);
 	else if (rep->group_tests)
-		snprintf(what, sizeof what, "compares a group's id with a constant at %s (the analysis "
-		         "runs a few groups, the GPU time model's launch two, a GPU thousands)",
-		         rep->group_test_at);
+		snprintf(what, sizeof what, "compares %s with a constant at %s (the analysis runs a few "
+		         "groups, the GPU time model's launch two, a GPU thousands)",
+		         rep->group_test_what, rep->group_test_at);
 	else
 		snprintf(what, sizeof what, "tests its size's divisibility at %s, which the GPU time "
 		         "model's launch and the GPU's size answer differently", rep->size_div_at);

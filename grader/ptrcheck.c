@@ -177,8 +177,10 @@ static void size_tests(const walk *w, const char *text, const char *kernel_path,
 {
 	if (w->nsize) {
 		long first = w->size_at[0];
+		sz->how = w->size_how[0];
 		for (int i = 1; i < w->nsize; i++)
-			first = w->size_at[i] < first ? w->size_at[i] : first;
+			if (w->size_at[i] < first)
+				first = w->size_at[i], sz->how = w->size_how[i];
 		place_at(text, first, kernel_path, source, sz->first, sizeof sz->first);
 	}
 	if (w->div_mask)
@@ -186,6 +188,7 @@ static void size_tests(const walk *w, const char *text, const char *kernel_path,
 	if (w->ngroup)
 		place_at(text, w->group_at, kernel_path, source, sz->group_first, sizeof sz->group_first);
 	sz->ngroup = w->ngroup;
+	sz->group_how = w->group_how;
 	sz->n = w->nsize;
 	sz->div_mask = w->div_mask;
 }

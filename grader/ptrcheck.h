@@ -43,10 +43,13 @@ typedef enum { PTRCHECK_OK, PTRCHECK_REFUSED, PTRCHECK_ERROR } ptrcheck_result;
 typedef struct ptrcheck_sizes {
 	int n;
 	char first[640];
+	int how;                 /* the first's: 0 the size with a constant, 1 sizes with each
+	                            other, 2 a value of the size alone as a truth value */
 	unsigned div_mask;       /* bit k: `X % 2^k == 0` (or != 0) of the size, kept apart */
 	char div_first[640];     /* the first of those, "path:L:C" */
-	int ngroup;              /* a group's id compared with a constant */
+	int ngroup;              /* a group's (or global) id compared with a constant */
 	char group_first[640];
+	int group_how;           /* the first's: 0 a group's id, 1 a global id */
 } ptrcheck_sizes;
 
 /* One check in flight: clang's AST dump in a confined child. */

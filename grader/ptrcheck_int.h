@@ -20,16 +20,25 @@ typedef struct var {
 	int nasg, casg;
 	/* the size test (ptrcheck_size.c), for variables that are not pointers */
 	int kernel_size;         /* a scalar parameter of a __kernel: a size */
-	int changed;             /* ++, --, a compound assignment, or its address taken */
+	int addr;                /* its address taken */
 	const cJSON **sasg;      /* the values assigned to it (for a helper's parameter: the
-	                            arguments of its calls) */
+	                            arguments of its calls; a compound assignment or ++ itself) */
 	int nsasg, csasg;
+	const cJSON *loops[4];   /* the loops that step it (a counter), more: loops_over */
+	int nloops, loops_over;
+	int varying;             /* a counter of a loop whose trip count is not a constant */
 	int size;                /* SZ_*: what its value depends on */
+	int seen;                /* ptrcheck_size.c reach(): visited in this pass */
 } var;
 
-/* What a value depends on (ptrcheck_size.c): something else (an id, memory), constants only,
- * or the problem's size and constants only. */
-enum { SZ_OTHER, SZ_CONST, SZ_SIZE, SZ_GROUP };   /* SZ_GROUP: a group's id and constants */
+/* What a value depends on (ptrcheck_size.c): something else (memory, a mix), constants only,
+ * the problem's size and constants only, a group's id, a local id, a global id (a group's id
+ * and a local one), and nothing yet (while settling). */
+enum { SZ_OTHER, SZ_CONST, SZ_SIZE, SZ_GROUP, SZ_LOCAL, SZ_GID, SZ_NONE };
+
+/* How a size test reads (ptrcheck.h ptrcheck_sizes.how): the size with a constant, two sizes
+ * with each other, a size-made value as a truth value; a group's id, a global id. */
+enum { SZH_CONST, SZH_SIZES, SZH_TRUTH, SZH_GROUP = 0, SZH_GID = 1 };
 
 typedef struct sz_fn {
 	const char *id;
@@ -66,12 +75,18 @@ typedef struct walk {
 	int nfns, cfns;
 	defer *cmps, *calls;           /* comparisons; calls of the kernel text's functions */
 	int ncmps, ccmps, ncalls, ccalls;
+	defer *loops, *truths;         /* loop statements; operands read as truth values */
+	int *truth_fn;                 /* each truth's function, when a helper returns it; or -1 */
+	int nloops, cloops, ntruths, ctruths, ctruth_fn, truth_pending;
 	long size_at[MAX_FINDINGS];    /* the size tests found, at these bytes */
+	int size_how[MAX_FINDINGS];    /* SZH_* of each */
 	int nsize;
 	unsigned div_mask;             /* bit k: a test of divisibility by 2^k of the size */
 	long div_at;                   /* the first of those, or -1 */
 	int ngroup;                    /* comparisons of a group's id with a constant */
 	long group_at;                 /* the first of those, or -1 */
+	int group_how;                 /* SZH_GROUP or SZH_GID, of the first */
+	int stamp;                     /* reach()'s pass */
 } walk;
 
 /* Types, from clang's type strings. */

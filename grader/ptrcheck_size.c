@@ -13,17 +13,23 @@
  * A value is SZ_SIZE when it depends on a __kernel's scalar parameters (the sizes),
  * get_global_size() or get_num_groups(), and constants only: through arithmetic, casts, ?:,
  * calls whose arguments are all such values, local variables whose every assignment is one
- * (and that are never incremented, compound-assigned or have their address taken), and the
- * parameters of the kernel text's own functions when every call passes one.  Loop variables
- * are never SZ_SIZE (they are changed, or assigned from themselves).  Exempt: a size parameter
- * (or a helper's parameter given one as it is) compared with 0 or 1 (`if (n < 1) return;`), which no analysed size nor GPU size meets.
+ * (a compound assignment `m += e` or `m++` is one of `m + e`; its address taken: never), and
+ * the parameters of the kernel text's own functions when every call passes one.  A counter
+ * of constants alone stepped in a loop whose trip count is not a constant (`k < n`) is an
+ * iteration's index (SZ_OTHER).  Exempt: a bare size (a size parameter, a variable or helper
+ * parameter given one as it is, a counter that starts at one) compared with 0 or 1 (`if (n <
+ * 1) return;`, `while (left > 0) left--`), which no analysed size nor GPU size meets.  Found
+ * too: such a value read as a truth value (`if (n / 100001)`, &&, ||, !, ?:, a bool, a
+ * helper's return), and two sizes compared with each other (said apart: SZH_SIZES).
  * Not seen (GUIDE.md says so): the size through memory (stored and loaded back), a loop whose
- * trip count alone differs (`r < n / 1000000`), bit tricks without a comparison.
+ * trip count alone differs (`r < n / 1000000`), the size in index arithmetic.
  *
  * A group's id compared with a constant (`get_group_id(0) >= 3`) is counted apart (w->ngroup):
  * the analysed launches have a few groups, the model's two, a GPU's thousands, so it is a
  * size test in disguise; one compared with 0 or 1, or mixed with a size (`row0 + BT <= N`, an
- * interior group, which the analysed sizes have both ways), is not.
+ * interior group, which the analysed sizes have both ways), is not.  So is a global id (a
+ * group's id with a local one) compared with a constant beyond 16 (reach(): the analysed
+ * sizes start above 16 along each dimension); a local id alone never is.
  *
  * A test of divisibility by a power of two (`N % 4 == 0`, `(N & 3) == 0`, a vector path:
  * lesson 7's solution has one) is kept apart (w->div_mask): it takes the same branch at every
@@ -33,7 +39,7 @@
 
 #include "ptrcheck_int.h"
 
-enum { SZ_ROUNDS = 32, SZ_DEPTH = 200 };
+enum { SZ_ROUNDS = 32, SZ_DEPTH = 200, SZ_NEAR = 16, SZ_FAR = 1L << 30 };
 
 static const cJSON *strip(const cJSON *e)
 {
@@ -68,8 +74,30 @@ static void note_value(walk *w, int v, const cJSON *value)
 
 static void note_defer(walk *w, defer **list, int *len, int *cap, const cJSON *n, long off)
 {
-	if (!ptr_grow((void **)list, cap, *len + 1, sizeof **list, w))
+	if (n && !ptr_grow((void **)list, cap, *len + 1, sizeof **list, w))
 		(*list)[(*len)++] = (defer){ n, off };
+}
+
+/* An operand read as a truth value (fn -1), or the value a function fn returns, read so where
+ * a call of it is; its place is its own, known when the walk reaches it. */
+static void note_truth(walk *w, const cJSON *e, int fn)
+{
+	int n = w->ntruths;
+	if (e && is_expr(e) &&
+	    !ptr_grow((void **)&w->truth_fn, &w->ctruth_fn, n + 1, sizeof *w->truth_fn, w)) {
+		note_defer(w, &w->truths, &w->ntruths, &w->ctruths, e, -1);
+		w->truth_pending += w->ntruths > n;
+		w->truth_fn[n] = fn;
+	}
+}
+
+static void place_truth(walk *w, const cJSON *n, long off)
+{
+	for (int i = w->ntruths - 1; i >= 0 && w->truth_pending; i--)
+		if (w->truths[i].off < 0 && w->truths[i].node == n) {
+			w->truths[i].off = off;
+			w->truth_pending--;
+		}
 }
 
 /* A function starts: a __kernel when an OpenCLKernelAttr is among its children. */
@@ -95,9 +123,41 @@ static int is_comparison(const char *op)
 	return 0;
 }
 
+/* A loop's condition (NULL: none, `for (;;)`). */
+static const cJSON *loop_cond(const cJSON *l)
+{
+	const cJSON *c = child(l, kind_is(l, "ForStmt") ? 2 : kind_is(l, "DoStmt") ? 1 : 0);
+	return c && is_expr(c) ? c : NULL;
+}
+
+/* Statements and operators that read an operand as a truth value: conditions, the operands
+ * of &&, || and !, and conversions to bool. */
+static void note_truths(walk *w, const cJSON *n, const char *k, const char *op)
+{
+	if (!strcmp(k, "ForStmt") || !strcmp(k, "WhileStmt") || !strcmp(k, "DoStmt")) {
+		note_defer(w, &w->loops, &w->nloops, &w->cloops, n, -1);
+		note_truth(w, loop_cond(n), -1);
+	} else if (!strcmp(k, "IfStmt") || !strcmp(k, "SwitchStmt") ||
+	           !strcmp(k, "ConditionalOperator")) {
+		note_truth(w, child(n, 0), -1);
+	} else if (!strcmp(k, "BinaryOperator") && (!strcmp(op, "&&") || !strcmp(op, "||"))) {
+		note_truth(w, child(n, 0), -1);
+		note_truth(w, child(n, 1), -1);
+	} else if ((!strcmp(k, "UnaryOperator") && !strcmp(op, "!")) ||
+	           !strcmp(str(n, "castKind"), "IntegralToBoolean") ||
+	           !strcmp(str(n, "castKind"), "FloatingToBoolean")) {
+		note_truth(w, child(n, 0), -1);
+	} else if (!strcmp(k, "ReturnStmt") && w->cur_fn >= 0 && !w->in_kernel) {
+		note_truth(w, child(n, 0), w->cur_fn);
+	}
+}
+
 void ptr_size_note(walk *w, const cJSON *n, long off)
 {
 	const char *k = str(n, "kind"), *op = str(n, "opcode");
+	if (w->truth_pending)
+		place_truth(w, n, off);
+	note_truths(w, n, k, op);
 	if (strcmp(k, "FunctionDecl") == 0) {
 		note_function(w, n);
 	} else if (strcmp(k, "ParmVarDecl") == 0 || strcmp(k, "VarDecl") == 0) {
@@ -115,23 +175,28 @@ void ptr_size_note(walk *w, const cJSON *n, long off)
 	} else if (strcmp(k, "BinaryOperator") == 0 && is_comparison(op)) {
 		note_defer(w, &w->cmps, &w->ncmps, &w->ccmps, n, off);
 	} else if (strcmp(k, "CompoundAssignOperator") == 0 ||
-	           (strcmp(k, "UnaryOperator") == 0 && (!strcmp(op, "++") || !strcmp(op, "--") ||
-	                                                !strcmp(op, "&")))) {
+	           (strcmp(k, "UnaryOperator") == 0 && (!strcmp(op, "++") || !strcmp(op, "--")))) {
+		note_value(w, ptr_ref_var(w, child(n, 0)), n);   /* `m += e` is `m = m + e` */
+	} else if (strcmp(k, "UnaryOperator") == 0 && !strcmp(op, "&")) {
 		int v = ptr_ref_var(w, child(n, 0));
 		if (v >= 0)
-			w->vars[v].changed = 1;
+			w->vars[v].addr = 1;
 	} else if (strcmp(k, "CallExpr") == 0) {
 		note_defer(w, &w->calls, &w->ncalls, &w->ccalls, n, off);
 	}
 }
 
-/* Two operands' classes together: a size and a group's id mixed (`row0 + BT <= N`, an
- * interior group's test, which the analysed sizes take both ways) is neither. */
+/* Two operands' classes together.  A size mixed with an id (`row0 + BT <= N`, `i < n`) is a
+ * bound, neither; a group's id mixed with a local one is a global id. */
 static int join(int a, int b)
 {
-	if (a == SZ_OTHER || b == SZ_OTHER || (a > SZ_CONST && b > SZ_CONST && a != b))
-		return SZ_OTHER;
-	return a > b ? a : b;
+	if (a == SZ_NONE || b == SZ_NONE)
+		return a == SZ_NONE ? b : a;
+	if (a == SZ_CONST || b == SZ_CONST)
+		return a == SZ_CONST ? b : a;
+	if (a == SZ_OTHER || b == SZ_OTHER || a == SZ_SIZE || b == SZ_SIZE)
+		return a == b ? a : SZ_OTHER;
+	return a == b ? a : SZ_GID;
 }
 
 /* Each child of n joined; SZ_CONST for none. */
@@ -139,16 +204,19 @@ static int sz_children(walk *w, const cJSON *n, int from, int depth);
 
 static int sz_call(walk *w, const cJSON *e, int depth)
 {
+	static const struct { const char *name; int sz; } ids[] = {
+		{ "get_global_size", SZ_SIZE }, { "get_num_groups", SZ_SIZE },
+		{ "get_group_id", SZ_GROUP }, { "get_local_id", SZ_LOCAL },
+		{ "get_local_linear_id", SZ_LOCAL }, { "get_global_id", SZ_GID },
+		{ "get_global_linear_id", SZ_GID }, { "get_local_size", SZ_CONST },
+		{ "get_enqueued_local_size", SZ_CONST }, { "get_work_dim", SZ_CONST },
+	};
 	const char *name = str(callee(e), "name");
-	if (!strcmp(name, "get_global_size") || !strcmp(name, "get_num_groups"))
-		return SZ_SIZE;
-	if (!strcmp(name, "get_group_id"))
-		return SZ_GROUP;
-	if (!strcmp(name, "get_local_size") || !strcmp(name, "get_enqueued_local_size") ||
-	    !strcmp(name, "get_work_dim"))
-		return SZ_CONST;
+	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
+		if (!strcmp(name, ids[i].name))
+			return ids[i].sz;
 	if (!strncmp(name, "get_", 4) || !name[0])
-		return SZ_OTHER;          /* ids, offsets; a call through anything but a name */
+		return SZ_OTHER;          /* offsets, sub-groups; a call through anything but a name */
 	return sz_children(w, e, 1, depth);
 }
 
@@ -170,12 +238,12 @@ static int sz_of(walk *w, const cJSON *e, int depth)
 	}
 	if (!strcmp(k, "ParenExpr") || !strcmp(k, "ImplicitCastExpr") || !strcmp(k, "CStyleCastExpr"))
 		return strchr(type_of(e), '*') ? SZ_OTHER : sz_of(w, child(e, 0), depth + 1);
-	if (strcmp(k, "UnaryOperator") == 0)
-		return !strcmp(op, "-") || !strcmp(op, "+") || !strcmp(op, "!") || !strcmp(op, "~") ?
+	if (strcmp(k, "UnaryOperator") == 0)   /* ++ and --: a step's value, `m + 1` */
+		return op[0] && strchr("-+!~", op[0]) && (!op[1] || op[1] == op[0]) ?
 		       sz_of(w, child(e, 0), depth + 1) : SZ_OTHER;
 	if (strcmp(k, "BinaryOperator") == 0)
 		return !strcmp(op, "=") || !strcmp(op, ",") ? SZ_OTHER : sz_children(w, e, 0, depth);
-	if (strcmp(k, "ConditionalOperator") == 0)
+	if (strcmp(k, "ConditionalOperator") == 0 || strcmp(k, "CompoundAssignOperator") == 0)
 		return sz_children(w, e, 0, depth);
 	if (strcmp(k, "CallExpr") == 0)
 		return sz_call(w, e, depth);
@@ -201,28 +269,89 @@ static void bind_calls(walk *w)
 	}
 }
 
-/* Every variable's SZ_*, from its assignments, to a fixed point from below (SZ_OTHER first:
- * a variable assigned from itself stays SZ_OTHER). */
+static int refers(walk *w, const cJSON *e, int v, int depth)
+{
+	if (!e || depth > SZ_DEPTH)
+		return 0;
+	if (kind_is(e, "DeclRefExpr"))
+		return ptr_ref_var(w, e) == v;
+	for (int i = 0; child(e, i); i++)
+		if (refers(w, child(e, i), v, depth + 1))
+			return 1;
+	return 0;
+}
+
+/* The variables loop l steps (++, --, a compound assignment, `m = m + e`), in its condition,
+ * step and body: counters, their values a function of the iteration. */
+static void mark_steps(walk *w, const cJSON *l, const cJSON *n, int depth)
+{
+	if (!n || depth > SZ_DEPTH)
+		return;
+	const char *k = str(n, "kind"), *op = str(n, "opcode");
+	int v = -1;
+	if (!strcmp(k, "CompoundAssignOperator") ||
+	    (!strcmp(k, "UnaryOperator") && (!strcmp(op, "++") || !strcmp(op, "--"))))
+		v = ptr_ref_var(w, child(n, 0));
+	else if (!strcmp(k, "BinaryOperator") && !strcmp(op, "="))
+		v = ptr_ref_var(w, child(n, 0)), v = refers(w, child(n, 1), v, 0) ? v : -1;
+	if (v >= 0) {
+		var *x = &w->vars[v];
+		int dup = 0;
+		for (int i = 0; i < x->nloops; i++)
+			dup |= x->loops[i] == l;
+		if (!dup && x->nloops < 4)
+			x->loops[x->nloops++] = l;
+		else if (!dup)
+			x->loops_over = 1;
+	}
+	for (int i = n == l && kind_is(l, "ForStmt"); child(n, i); i++)   /* not a for's init */
+		mark_steps(w, l, child(n, i), depth + 1);
+}
+
+/* Does some loop that steps counter x run a number of times that is not a constant (its
+ * condition not of constants alone)?  A loop without a condition counts as constant. */
+static int trips_vary(walk *w, const var *x)
+{
+	int vary = x->loops_over;
+	for (int i = 0; i < x->nloops && !vary; i++) {
+		const cJSON *c = loop_cond(x->loops[i]);
+		int s = c ? sz_of(w, c, 0) : SZ_CONST;
+		vary = s != SZ_CONST && s != SZ_NONE;
+	}
+	return vary;
+}
+
+/* Every variable's SZ_*, from its assignments (a step `m += e` is one of `m + e`), to a
+ * least fixed point from SZ_NONE.  A counter of constants alone (`for (k = 0; k < n; k++)`)
+ * whose loop's trip count is not a constant is an iteration's index: SZ_OTHER. */
 static void settle(walk *w)
 {
+	for (int i = 0; i < w->nloops; i++)
+		mark_steps(w, w->loops[i].node, w->loops[i].node, 0);
 	for (int i = 0; i < w->nvars; i++)
-		w->vars[i].size = w->vars[i].kernel_size ? SZ_SIZE : SZ_OTHER;
+		w->vars[i].size = w->vars[i].kernel_size ? SZ_SIZE : SZ_NONE;
 	int moved = 1;
 	for (int round = 0; moved && round < SZ_ROUNDS; round++) {
 		moved = 0;
 		for (int i = 0; i < w->nvars; i++) {
 			var *v = &w->vars[i];
-			if (v->kernel_size || v->pointer || v->changed || !v->nsasg)
+			if (v->kernel_size || v->pointer)
 				continue;
-			int s = SZ_CONST;
+			int s = v->addr ? SZ_OTHER : SZ_NONE;
 			for (int a = 0; a < v->nsasg && s != SZ_OTHER; a++)
 				s = join(s, sz_of(w, v->sasg[a], 0));
+			v->varying = v->nloops && trips_vary(w, v);
+			if (s == SZ_CONST && v->varying)
+				s = SZ_OTHER;
 			if (s != v->size) {
 				v->size = s;
 				moved = 1;
 			}
 		}
 	}
+	for (int i = 0; i < w->nvars; i++)
+		if (w->vars[i].size == SZ_NONE || moved)   /* unassigned, or unsettled */
+			w->vars[i].size = w->vars[i].kernel_size ? SZ_SIZE : SZ_OTHER;
 }
 
 /* Is n `X % d == 0` or `(X & (d - 1)) == 0` (or !=, either side) with d = 2^k, 2 <= d <=
@@ -248,61 +377,216 @@ static int divisibility(const cJSON *n)
 	return 0;
 }
 
-/* Is v a size parameter, or a helper's parameter that every call gives one as it is? */
-static int bare_size(walk *w, int v, int depth)
+static int is_step(const cJSON *e)
 {
-	if (v < 0 || depth > 8)
+	return kind_is(e, "CompoundAssignOperator") || kind_is(e, "UnaryOperator");
+}
+
+/* Is e bare: a size parameter, get_group_id() or get_global_id() as it is, or a variable
+ * (a helper's parameter included) whose every value is bare, or a step when it counts a
+ * loop whose trip count is not a constant (`int left = n; while (left > 0) left--;`)? */
+static int bare(walk *w, const cJSON *e, int depth)
+{
+	e = strip(e);
+	if (!e || depth > 8)
 		return 0;
-	if (w->vars[v].kernel_size)
-		return 1;
-	if (!w->vars[v].param || w->vars[v].changed || !w->vars[v].nsasg)
+	if (kind_is(e, "CallExpr"))
+		return !strcmp(str(callee(e), "name"), "get_group_id") ||
+		       !strcmp(str(callee(e), "name"), "get_global_id");
+	int v = kind_is(e, "DeclRefExpr") ? ptr_ref_var(w, e) : -1;
+	if (v < 0 || w->vars[v].kernel_size)
+		return v >= 0;
+	const var *x = &w->vars[v];
+	if (x->addr || x->pointer || !x->nsasg)
 		return 0;
-	for (int a = 0; a < w->vars[v].nsasg; a++) {
-		const cJSON *e = strip(w->vars[v].sasg[a]);
-		if (!e || !kind_is(e, "DeclRefExpr") || !bare_size(w, ptr_ref_var(w, e), depth + 1))
+	for (int a = 0; a < x->nsasg; a++)
+		if (is_step(x->sasg[a]) ? !x->varying : !bare(w, x->sasg[a], depth + 1))
 			return 0;
-	}
 	return 1;
 }
 
-/* A bare size (bare_size), or a bare get_group_id(), compared with 0 or 1. */
+/* A bare value compared with 0 or 1 (or read as a truth value, b NULL). */
 static int exempt(walk *w, const cJSON *a, const cJSON *b)
 {
+	if (!b)
+		return bare(w, a, 0);
 	a = strip(a), b = strip(b);
 	for (int swap = 0; swap < 2; swap++) {
 		const cJSON *p = swap ? b : a, *lit = swap ? a : b;
-		int v = p && kind_is(p, "DeclRefExpr") ? ptr_ref_var(w, p) : -1;
-		int group = p && kind_is(p, "CallExpr") && !strcmp(str(callee(p), "name"), "get_group_id");
 		const char *val = lit && kind_is(lit, "IntegerLiteral") ? str(lit, "value") : "";
-		if ((group || bare_size(w, v, 0)) && (!strcmp(val, "0") || !strcmp(val, "1")))
+		if ((!strcmp(val, "0") || !strcmp(val, "1")) && bare(w, p, 0))
 			return 1;
 	}
 	return 0;
+}
+
+/* The value of an integer constant expression e (literals, casts, arithmetic), or 0. */
+static int const_value(const cJSON *e, long *v, int depth)
+{
+	e = strip(e);
+	long a, b;
+	if (!e || depth > 64)
+		return 0;
+	if (kind_is(e, "IntegerLiteral") || kind_is(e, "CharacterLiteral")) {
+		const cJSON *x = cJSON_GetObjectItemCaseSensitive(e, "value");
+		*v = cJSON_IsNumber(x) ? (long)x->valuedouble : strtol(str(e, "value"), NULL, 10);
+		return 1;
+	}
+	const char *op = str(e, "opcode");
+	if (kind_is(e, "UnaryOperator") && const_value(child(e, 0), &a, depth + 1))
+		return !strcmp(op, "-") ? (*v = -a, 1) : !strcmp(op, "+") ? (*v = a, 1) :
+		       !strcmp(op, "~") ? (*v = ~a, 1) : 0;
+	if (!kind_is(e, "BinaryOperator") || !const_value(child(e, 0), &a, depth + 1) ||
+	    !const_value(child(e, 1), &b, depth + 1) || labs(a) > SZ_FAR || labs(b) > SZ_FAR)
+		return 0;
+	switch (op[1] ? op[0] + 256 * op[1] : op[0]) {
+	case '+': *v = a + b; return 1;
+	case '-': *v = a - b; return 1;
+	case '*': *v = a * b; return 1;
+	case '/': return b ? (*v = a / b, 1) : 0;
+	case '%': return b ? (*v = a % b, 1) : 0;
+	case '&': *v = a & b; return 1;
+	case '|': *v = a | b; return 1;
+	case '^': *v = a ^ b; return 1;
+	case '<' + 256 * '<': return b >= 0 && b < 31 ? (*v = a << b, 1) : 0;
+	case '>' + 256 * '>': return b >= 0 && b < 63 ? (*v = a >> b, 1) : 0;
+	}
+	return 0;
+}
+
+static long add_cap(long a, long b)
+{
+	return a + b > SZ_FAR ? SZ_FAR : a + b;
+}
+
+/* How far from the ids the analysis runs a global id's comparison reaches: the magnitudes of
+ * its constants summed (compared with, added, subtracted, divided or shifted by, a modulo:
+ * `gid >> 10` counts 1024), through variables' values; factors (`get_group_id(1) * TILE`)
+ * and a loop counter's steps are not counted. */
+static long reach(walk *w, const cJSON *e, int depth)
+{
+	long c;
+	e = strip(e);
+	if (!e || depth > SZ_DEPTH)
+		return SZ_FAR;
+	if (const_value(e, &c, 0))
+		return labs(c) > SZ_FAR ? SZ_FAR : labs(c);
+	const char *k = str(e, "kind"), *op = str(e, "opcode");
+	if (!strcmp(k, "DeclRefExpr")) {
+		int v = ptr_ref_var(w, e);
+		if (v < 0 || w->vars[v].seen == w->stamp)
+			return v < 0 ? SZ_FAR : 0;
+		long r = 0;
+		w->vars[v].seen = w->stamp;
+		for (int a = 0; a < w->vars[v].nsasg; a++)
+			if (!w->vars[v].nloops || !is_step(w->vars[v].sasg[a]))
+				r = add_cap(r, reach(w, w->vars[v].sasg[a], depth + 1));
+		return r;
+	}
+	long r = 0;
+	if (!strcmp(k, "CallExpr")) {   /* an id's dimension, a helper's arguments */
+		for (int i = 1; child(e, i); i++)
+			r = add_cap(r, reach(w, child(e, i), depth + 1));
+		return r;
+	}
+	int factor = (!strcmp(k, "BinaryOperator") || !strcmp(k, "CompoundAssignOperator")) &&
+	             op[0] == '*';
+	int shift = op[0] && op[0] == op[1] && (op[0] == '<' || op[0] == '>');
+	for (int i = 0; child(e, i); i++) {
+		if (factor && const_value(child(e, i), &c, 0))
+			continue;
+		if (shift && i == 1 && const_value(child(e, 1), &c, 0))
+			r = add_cap(r, c >= 0 && c < 30 ? 1L << c : SZ_FAR);
+		else
+			r = add_cap(r, reach(w, child(e, i), depth + 1));
+	}
+	return r;
+}
+
+/* A size test of class s at byte off (how: SZH_*), or a group's or global id's. */
+static void found(walk *w, int s, long off, int how)
+{
+	if (s == SZ_GROUP || s == SZ_GID) {
+		if (w->group_at < 0 || off < w->group_at)
+			w->group_at = off, w->group_how = s == SZ_GID ? SZH_GID : SZH_GROUP;
+		w->ngroup++;
+	} else if (w->nsize < MAX_FINDINGS) {
+		w->size_how[w->nsize] = how;
+		w->size_at[w->nsize++] = off;
+	}
+}
+
+/* Is a global id's test e near the ids every analysed launch runs (0 to 16 along each
+ * dimension: the analysed sizes start above 16)? */
+static int near(walk *w, const cJSON *e)
+{
+	w->stamp++;
+	return reach(w, e, 0) <= SZ_NEAR;
+}
+
+static void judge_comparison(walk *w, const cJSON *n, long off)
+{
+	const cJSON *a = child(n, 0), *b = child(n, 1);
+	int sa = sz_of(w, a, 0), sb = sz_of(w, b, 0), s = join(sa, sb), k = divisibility(n);
+	if ((s != SZ_SIZE && s != SZ_GROUP && s != SZ_GID) || exempt(w, a, b) ||
+	    (s == SZ_GID && near(w, n)))
+		return;
+	if (k && s == SZ_SIZE) {   /* kept apart: the criteria weigh it against the lesson's sizes */
+		w->div_mask |= 1u << k;
+		if (w->div_at < 0 || off < w->div_at)
+			w->div_at = off;
+	} else {
+		found(w, s, off, sa == SZ_SIZE && sb == SZ_SIZE ? SZH_SIZES : SZH_CONST);
+	}
+}
+
+/* Is e a test (a comparison, &&, ||, !), or a variable only ever given tests? */
+static int is_test(walk *w, const cJSON *e, int depth)
+{
+	const cJSON *x = strip(e);
+	const char *op = x ? str(x, "opcode") : "";
+	if (x && kind_is(x, "DeclRefExpr") && depth < 8) {
+		int v = ptr_ref_var(w, x);
+		int all = v >= 0 && !w->vars[v].kernel_size && w->vars[v].nsasg;
+		for (int a = 0; all && a < w->vars[v].nsasg; a++)
+			all = is_test(w, w->vars[v].sasg[a], depth + 1);
+		return all;
+	}
+	return x && ((kind_is(x, "BinaryOperator") &&
+	              (is_comparison(op) || !strcmp(op, "&&") || !strcmp(op, "||"))) ||
+	             (kind_is(x, "UnaryOperator") && !strcmp(op, "!")));
+}
+
+/* An operand read as a truth value with no comparison of its own (`if (n / 100001)`); a
+ * test is judged on its own (or its operands are), a call of the kernel text's function by
+ * the values it returns. */
+static void judge_truth(walk *w, const cJSON *e, long off, int depth)
+{
+	const cJSON *x = strip(e), *d = x && kind_is(x, "CallExpr") ? callee(x) : NULL;
+	int f = d ? fn_find(w, str(d, "id")) : -1;
+	if (!x || off < 0 || depth > 8 || is_test(w, x, 0))
+		return;
+	if (f >= 0) {
+		for (int i = 0; i < w->ntruths; i++)
+			if (w->truth_fn[i] == f)
+				judge_truth(w, w->truths[i].node, w->truths[i].off, depth + 1);
+		return;
+	}
+	int s = sz_of(w, e, 0);
+	if ((s == SZ_SIZE || s == SZ_GROUP || s == SZ_GID) && !exempt(w, e, NULL) &&
+	    !(s == SZ_GID && near(w, e)))
+		found(w, s, off, SZH_TRUTH);
 }
 
 void ptr_size_judge(walk *w)
 {
 	bind_calls(w);
 	settle(w);
-	for (int i = 0; i < w->ncmps && w->nsize < MAX_FINDINGS; i++) {
-		const cJSON *n = w->cmps[i].node, *a = child(n, 0), *b = child(n, 1);
-		int s = join(sz_of(w, a, 0), sz_of(w, b, 0)), k = divisibility(n);
-		if ((s != SZ_SIZE && s != SZ_GROUP) || exempt(w, a, b))
-			continue;
-		if (s == SZ_GROUP) {  /* `get_group_id(0) >= 3`: groups the analysis never has */
-			if (w->group_at < 0 || w->cmps[i].off < w->group_at)
-				w->group_at = w->cmps[i].off;
-			w->ngroup++;
-			continue;
-		}
-		if (k) {            /* kept apart: the criteria weigh it against the lesson's sizes */
-			w->div_mask |= 1u << k;
-			if (w->div_at < 0 || w->cmps[i].off < w->div_at)
-				w->div_at = w->cmps[i].off;
-		} else {
-			w->size_at[w->nsize++] = w->cmps[i].off;
-		}
-	}
+	for (int i = 0; i < w->ncmps; i++)
+		judge_comparison(w, w->cmps[i].node, w->cmps[i].off);
+	for (int i = 0; i < w->ntruths; i++)
+		if (w->truth_fn[i] < 0)
+			judge_truth(w, w->truths[i].node, w->truths[i].off, 0);
 }
 
 void ptr_size_free(walk *w)
@@ -312,4 +596,7 @@ void ptr_size_free(walk *w)
 	free(w->fns);
 	free(w->cmps);
 	free(w->calls);
+	free(w->loops);
+	free(w->truths);
+	free(w->truth_fn);
 }

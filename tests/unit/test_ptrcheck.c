@@ -248,7 +248,40 @@ static const attack size_tests[] = {
 	{ "a modulo", RHEAD "    if (n % 3 == 1)\n        partial[0] = in[0];\n}\n", NULL, 4, 9 },
 	{ "in a loop bound's place", RHEAD "    for (int i = 0; n > 300 && i < 4; i++)\n"
 	  "        partial[i] = in[i];\n}\n", NULL, 4, 21 },
+	{ "compound-assigned", RHEAD "    int m = n;\n    m += 0;\n    if (m > 100000) partial[0] = 1;\n}\n",
+	  NULL, 6, 9 },
+	{ "shift-assigned", RHEAD "    int m = n;\n    m <<= 1;\n    if (m >= 8192) partial[0] = 1;\n}\n",
+	  NULL, 6, 9 },
+	{ "incremented", RHEAD "    int m = n;\n    m++;\n    if (m == 1000) partial[0] = 1;\n}\n",
+	  NULL, 6, 9 },
+	{ "stepped in a constant loop", RHEAD "    int m = n;\n    do { m -= 1; } while (0);\n"
+	  "    if (m > 100000) partial[0] = 1;\n}\n", NULL, 6, 9 },
+	{ "re-assigned", RHEAD "    int m = 0;\n    m = n * 2;\n    m = m + 1;\n"
+	  "    if (m > 100000) partial[0] = 1;\n}\n", NULL, 7, 9 },
+	{ "a size's counter", RHEAD "    for (int m = n; m > 100000; m--) partial[0] = 1;\n}\n",
+	  NULL, 4, 21 },
+	{ "a truth value", RHEAD "    if (n / 100001) partial[0] = in[0];\n}\n", NULL, 4, 9 },
+	{ "a shift in &&", RHEAD "    if ((n >> 17) && in[0] > 0) partial[0] = 1;\n}\n", NULL, 4, 9 },
+	{ "a ?: condition", RHEAD "    partial[0] = (n / 100001) ? in[0] : in[1];\n}\n", NULL, 4, 18 },
+	{ "a bool", RHEAD "    bool big = n >> 17;\n    if (big) partial[0] = 1;\n}\n", NULL, 4, 16 },
+	{ "a helper's return", "static int big(int m) { return m / 100001; }\n"
+	  RHEAD "    if (big(n)) partial[0] = in[0];\n}\n", NULL, 1, 32 },
 };
+
+/* Two sizes compared with each other: found, and said so (how 1); a truth value: how 2. */
+START_TEST(test_size_how)
+{
+	char msg[4096];
+	ck_assert_int_eq(run_at("__kernel void t(__global float *o, const int rows, const int cols)\n"
+	                        "{\n    if (rows == cols) o[0] = 1;\n}\n",
+	                        "lessons/03-transpose-padding", 32, msg, sizeof msg), PREPROC_OK);
+	ck_assert_int_eq(last_sizes.n, 1);
+	ck_assert_int_eq(last_sizes.how, 1);
+	ck_assert_int_eq(run_at(RHEAD "    while (n >> 20) return;\n}\n", "lessons/05-reduction", 256,
+	                        msg, sizeof msg), PREPROC_OK);
+	ck_assert_int_eq(last_sizes.how, 2);
+}
+END_TEST
 
 START_TEST(test_size_test_found)
 {
@@ -293,6 +326,20 @@ START_TEST(test_group_tests)
 	                        "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
 	ck_assert_int_eq(last_sizes.ngroup, 0);
 	ck_assert_int_eq(last_sizes.n, 0);
+	static const char *const found[] = {   /* a global id far off, or an id stepped */
+		"    if (get_global_id(0) >= 1024) partial[0] = 1;\n",
+		"    int q = get_group_id(0);\n    q += 0;\n    if (q >= 4) partial[0] = 1;\n",
+		"    const int i = get_group_id(0) * 256 + get_local_id(0);\n    if (i > 5000) partial[0] = 1;\n",
+		"    if (get_global_id(0) >> 10) partial[0] = 1;\n",
+		"    int g = get_global_id(0);\n    g -= 1000;\n    if (g >= 0) partial[0] = 1;\n",
+	};
+	for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
+		char src[1024];
+		snprintf(src, sizeof src, RHEAD "%s}\n", found[i]);
+		ck_assert_int_eq(run_at(src, "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
+		ck_assert_msg(last_sizes.ngroup > 0, "not found: %s", found[i]);
+	}
+	ck_assert_int_eq(last_sizes.group_how, 1);
 }
 END_TEST
 
@@ -312,6 +359,19 @@ static const char *const size_honest[] = {
 	RHEAD "    if (below(get_global_id(0), n)) partial[0] = in[0];\n}\n",
 	"static int some(int m) { return m > 0; }\n"
 	RHEAD "    if (some(n)) partial[0] = in[0];\n}\n",
+	RHEAD "    for (int i = 0; i < n; i++) partial[i] = in[i];\n"
+	"    int k = 0;\n    while (k < n) k += 4;\n    for (int t = 0; t * TILE < n; ++t) partial[t] = 0;\n}\n",
+	RHEAD "    int left = n;\n    while (left) left--;\n    if (n) partial[0] = 0;\n}\n",
+	RHEAD "    const int y = get_group_id(1) * 16 - 3 + get_local_id(1);\n"
+	"    if (y >= 0 && y < n) partial[0] = in[y];\n}\n",
+	RHEAD "    const int gid = get_global_id(0);\n    if (gid == 0 || gid < 1) partial[0] = 0;\n"
+	"    if (get_global_id(0) % 2 == 0 && get_global_id(0) < 16) partial[1] = 0;\n}\n",
+	RHEAD "    for (int d = 128; d > 0; d >>= 1)\n        if (get_local_id(0) < d) partial[d] = 0;\n"
+	"    if (get_local_id(0) >= 200 || !get_local_id(0)) partial[0] = 0;\n}\n",
+	RHEAD "    for (int r = get_local_id(1); r < TILE + 6; r += TILE)\n"
+	"        for (int c = get_local_id(0); c < TILE + 6; c += TILE) {\n"
+	"            const int x = get_group_id(0) * TILE - 3 + c;\n"
+	"            partial[r] = (x >= 0 && x < n) ? in[x] : 0.0f;\n        }\n}\n",
 };
 
 START_TEST(test_size_honest)
@@ -367,8 +427,9 @@ static void check_folder(const char *folder, int must_pass)
 			if (must_pass)
 				ck_assert_msg(r == PREPROC_OK, "%s at TILE %d refused: %s", path, tiles[t], msg);
 			if (must_pass)   /* the lessons' own kernels test their size nowhere */
-				ck_assert_msg(last_sizes.n == 0, "%s at TILE %d: a size test at %s", path,
-				              tiles[t], last_sizes.first);
+				ck_assert_msg(last_sizes.n == 0 && last_sizes.ngroup == 0,
+				              "%s at TILE %d: a size test at %s%s", path, tiles[t],
+				              last_sizes.first, last_sizes.group_first);
 			else if (!attack)
 				ck_assert_msg(!ptr, "%s at TILE %d refused for pointers: %s", path, tiles[t], msg);
 		}
@@ -448,6 +509,7 @@ static Suite *ptrcheck_suite(void)
 	tcase_add_loop_test(t, test_size_test_found, 0, sizeof size_tests / sizeof size_tests[0]);
 	tcase_add_loop_test(t, test_size_honest, 0, sizeof size_honest / sizeof size_honest[0]);
 	tcase_add_test(t, test_size_divisibility);
+	tcase_add_test(t, test_size_how);
 	tcase_add_test(t, test_group_tests);
 	tcase_add_test(t, test_solutions);
 	tcase_add_test(t, test_starters);
