@@ -104,7 +104,8 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
 	switch (id) {
 	case CRIT_CORRECT:   /* an unwritten value the edge work-items read explains only a result
 	                        that is right where no work-item is past the edge */
-		return c->kind != CAUSE_UNINITIALIZED || right_without_edge(rep);
+		return c->kind != CAUSE_UNINITIALIZED || right_without_edge(rep) ||
+		       rep->local_added_unset;
 	case CRIT_MEMORY_SAFE:   /* an unwritten __local value is what a skipped or missing barrier
 	                            leaves: read before the work-item that writes it has */
 		return (c->kind == CAUSE_DIVERGENCE && !an->nfind[FIND_OUT_OF_BOUNDS]) ||
@@ -128,12 +129,15 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
  * makes results depend on timing (a race, a skipped barrier), what the criterion read into
  * them (after " -- ", the grader's mark of a reading rather than a fact: a size pattern, a
  * kind's remark) goes, since the cause explains it; an out-of-bounds access keeps it (which
- * sizes go wrong says where the access leaves the buffer). */
-static void mark_symptom(check_crit *s, const check_crit *cause, const check_cause *c)
+ * sizes go wrong says where the access leaves the buffer).  garbage: the cause is a __local
+ * sum begun from an unwritten value (rep->local_added_unset), which makes results as
+ * arbitrary as a race does. */
+static void mark_symptom(check_crit *s, const check_crit *cause, const check_cause *c,
+                         int garbage)
 {
 	char msg[sizeof s->msg], try_[sizeof s->try_];
 	int timing = c->kind == CAUSE_DIVERGENCE || c->kind == CAUSE_LOCAL_RACE ||
-	             c->kind == CAUSE_GLOBAL_RACE;
+	             c->kind == CAUSE_GLOBAL_RACE || (c->kind == CAUSE_UNINITIALIZED && garbage);
 	const char *guess = timing ? strstr(s->msg, " -- ") : NULL;
 	int facts = guess ? (int)(guess - s->msg) : (int)strlen(s->msg);
 	snprintf(msg, sizeof msg, "a symptom of %s (%s): %.*s", c->what, lesson_crit_id(cause->id),
@@ -160,7 +164,7 @@ void cause_apply(const check_opts *o, check_report *rep)
 	for (int i = 0; i < rep->ncrit; i++) {
 		check_crit *s = &rep->crit[i];
 		if (s->status == CRIT_FAIL && s->id != c.crit && explains(rep, &c, s->id)) {
-			mark_symptom(s, cc, &c);
+			mark_symptom(s, cc, &c, rep->local_added_unset);
 			c.nexplains++;
 		}
 	}

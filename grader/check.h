@@ -329,6 +329,9 @@ typedef struct check_report {
 	int ncrit;
 	check_crit crit[CRIT_COUNT];
 	check_cause cause;        /* kind CAUSE_NONE: no failure explains another               */
+	int local_added_unset;    /* the first uninitialised value is a __local array's first write,
+	                             a compound one (`s[l] += x`): it reads the array before anything
+	                             wrote it (criteria_an.c), which explains wrong results      */
 	int grader_failed;        /* the grader could not finish its own work (a build killed by
 	                             --memory): exit 2, the criteria it left not_checked */
 	int verdict_pass;

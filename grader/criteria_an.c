@@ -3,6 +3,7 @@
  * tracer's summary.  Pure decisions: no OpenCL, no printing. */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bank.h"
@@ -54,8 +55,88 @@ static int guard_mixes_extents(const kind *k, const char *cond)
 	return extents >= 2 && named == 1 && cmps >= 2;
 }
 
+/* Where the first out-of-bounds access Oclgrind found lands.  OOB_LOCAL_END: past the end
+ * of a named __local array (name filled).  OOB_BEFORE: before the start of a buffer: Oclgrind's
+ * address holds the buffer's number in its top 16 bits over a 48-bit offset, so an offset
+ * below 0 borrows from the number and shows unnamed, its offset at 2^47 or more; local is
+ * set when it is __local memory.  OOB_OTHER: anything else. */
+enum { OOB_OTHER, OOB_LOCAL_END, OOB_BEFORE };
+
+static int oob_place(const check_report *rep, char *name, size_t len, int *local)
+{
+	if (!rep->an.nfind[FIND_OUT_OF_BOUNDS])
+		return OOB_OTHER;
+	const char *m = rep->an.find[FIND_OUT_OF_BOUNDS][0].message, *p;
+	unsigned long long byte, size, addr;
+	*local = strstr(m, " local memory ") != NULL;
+	if ((p = strstr(m, " local memory of '"))) {
+		p += strlen(" local memory of '");
+		size_t n = strcspn(p, "'");
+		if (p[n] != '\'' || sscanf(p + n, "', byte %llu (it has %llu bytes)", &byte, &size) != 2 ||
+		    byte < size || n == 0 || n >= len)
+			return OOB_OTHER;
+		snprintf(name, len, "%.*s", (int)n, p);
+		return OOB_LOCAL_END;
+	}
+	if ((p = strstr(m, " memory address 0x")) && sscanf(p, " memory address 0x%llx", &addr) == 1 &&
+	    (addr & ((1ull << 48) - 1)) >= 1ull << 47)
+		return OOB_BEFORE;
+	return OOB_OTHER;
+}
+
+/* The name of the array indexed at line:col of source (`tile[...]`, the column on its first
+ * letter), into name; 0 when no identifier followed by '[' starts there. */
+static int array_at(const char *source, int line, int col, char *name, size_t len)
+{
+	const char *p = source;
+	for (int n = 1; n < line && p; n++)
+		if ((p = strchr(p, '\n')))
+			p++;
+	if (!p || col <= 0 || (int)strcspn(p, "\n") < col)
+		return 0;
+	p += col - 1;
+	size_t n = 0;
+	while (isalnum((unsigned char)p[n]) || p[n] == '_')
+		n++;
+	if (!n || n >= len || isdigit((unsigned char)*p) || p[n] != '[')
+		return 0;
+	snprintf(name, len, "%.*s", (int)n, p);
+	return 1;
+}
+
+/* The first out-of-bounds access is into __local memory, past the end of an array or before
+ * its start: the array's size or the index into it is wrong, whatever guards the __global
+ * accesses.  Its try into buf; 0 when that is not so. */
+static int local_overrun(const char *source, const check_report *rep, char *buf, size_t len)
+{
+	char name[64], cond[160];
+	int local, cl;
+	int place = oob_place(rep, name, sizeof name, &local);
+	const check_finding *f = &rep->an.find[FIND_OUT_OF_BOUNDS][0];
+	if (place == OOB_OTHER || !local)
+		return 0;
+	int le = source && trace_guard_condition(source, f->line, cond, sizeof cond, &cl) &&
+	         strstr(cond, "<=");
+	if (place == OOB_LOCAL_END)
+		snprintf(buf, len, "line %d indexes the __local array %s past its end: %s is too small "
+		         "for the work-group, or the index into it runs past it -- work out the largest "
+		         "index of %s any work-item of the work-group reaches there%s, and declare %s "
+		         "that large or keep the index below its size", f->line, name, name, name,
+		         le ? " (`<=` in the guard lets one more work-item in)" : "", name);
+	else {
+		if (!source || !array_at(source, f->line, f->column, name, sizeof name))
+			snprintf(name, sizeof name, "a __local array");
+		snprintf(buf, len, "line %d %s %s before its start: an index into it is "
+		         "negative -- work out the smallest index that access reaches for any "
+		         "work-item; a negative offset (a shift below the local id) must be added back "
+		         "where the array starts, so that index 0 is the first element it holds",
+		         f->line, strstr(f->message, "Invalid write") ? "writes" : "reads", name);
+	}
+	return 1;
+}
+
 static int index_past_guard(const check_opts *o, const char *source, const check_report *rep,
-                            char *buf, size_t len)
+                            int before, char *buf, size_t len)
 {
 	char cond[160];
 	int cl;
@@ -66,36 +147,138 @@ static int index_past_guard(const check_opts *o, const char *source, const check
 	    strstr(cond, "<=") || line_has_ternary(source, line) || strstr(cond, "||") ||
 	    !strpbrk(cond, "<>") || guard_mixes_extents(o->l->kind, cond))
 		return 0;
-	snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches past "
-	         "the end: the index, not the guard, is wrong -- %s", line, cond, cl,
-	         lesson_say(o->l, KS_INDEX_TRY));
+	if (before)
+		snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches "
+		         "before the start of its buffer: the index, not the guard, is wrong -- work "
+		         "out the smallest index that access reaches for a work-item the condition "
+		         "lets through: a negative offset takes it below 0", line, cond, cl);
+	else
+		snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches "
+		         "past the end: the index, not the guard, is wrong -- %s", line, cond, cl,
+		         lesson_say(o->l, KS_INDEX_TRY));
 	return 1;
+}
+
+/* Does line `line` of source (from p on) write name[...] with `=` or a compound `op=`?  2: a
+ * compound one, 1: a plain one, 0: none. */
+static int writes_array(const char *p, const char *name)
+{
+	size_t n = strlen(name);
+	const char *end = p + strcspn(p, "\n");
+	for (const char *q = strstr(p, name); q && q < end; q = strstr(q + 1, name)) {
+		if ((q > p && (isalnum((unsigned char)q[-1]) || q[-1] == '_')) ||
+		    isalnum((unsigned char)q[n]) || q[n] == '_')
+			continue;
+		const char *r = q + n;
+		while (*r == ' ' || *r == '\t')
+			r++;
+		if (*r != '[')
+			continue;
+		for (int depth = 0; r < end; r++)
+			if ((depth += (*r == '[') - (*r == ']')) == 0)
+				break;
+		for (r++; *r == ' ' || *r == '\t'; r++)
+			;
+		if (r[0] == '=' && r[1] != '=')
+			return 1;
+		if (strchr("+-*/", r[0]) && r[0] && r[1] == '=')
+			return 2;
+	}
+	return 0;
+}
+
+/* A copy of src with its comments as spaces, every newline kept (malloc'd; NULL: none). */
+static char *uncommented(const char *src)
+{
+	char *o = strdup(src);
+	for (char *p = o; p && *p; p++)
+		if (p[0] == '/' && p[1] == '/')
+			for (; *p && *p != '\n'; p++)
+				*p = ' ';
+		else if (p[0] == '/' && p[1] == '*') {
+			char *e = strstr(p + 2, "*/");
+			for (e = e ? e + 2 : p + strlen(p); p < e; p++)
+				if (*p != '\n')
+					*p = ' ';
+			p--;
+		}
+	return o;
+}
+
+/* The first uninitialised value Oclgrind found is written to __local array X on a line that
+ * adds into X[...] (`+=`, any compound assignment), and no line above it writes X: the
+ * kernel reads X before anything wrote it, and __local memory starts undefined.  Its try
+ * into buf; 0 when that is not so. */
+static int local_added_unset(const char *source, const check_report *rep, char *buf, size_t len)
+{
+	char name[64], *code;
+	if (!source || !rep->an.nfind[FIND_UNINITIALIZED])
+		return 0;
+	const check_finding *f = &rep->an.find[FIND_UNINITIALIZED][0];
+	const char *p = strstr(f->message, " local memory of '"), *s;
+	if (!p || f->line <= 0)
+		return 0;
+	p += strlen(" local memory of '");
+	size_t n = strcspn(p, "'");
+	if (!n || n >= sizeof name || p[n] != '\'' || !(code = uncommented(source)))
+		return 0;
+	snprintf(name, sizeof name, "%.*s", (int)n, p);
+	int l = 1, first = 0;
+	for (s = code; l < f->line && s && !writes_array(s, name); l++)
+		s = strchr(s, '\n') ? strchr(s, '\n') + 1 : NULL;
+	first = l == f->line && s && writes_array(s, name) == 2;
+	free(code);
+	if (!first)
+		return 0;
+	snprintf(buf, len, "line %d adds into %s[...] before anything wrote %s: __local memory "
+	         "starts undefined, so the sum begins from garbage -- store the work-item's first "
+	         "value with =, not +=, and add into %s only after that store and a barrier",
+	         f->line, name, name, name);
+	return 1;
+}
+
+/* A native run wrote outside a buffer (its guard zones): memory_safe fails with it, its try
+ * the index's when a guard stands (before the start: a negative index), else the guard's. */
+static int guard_zone_fail(const check_opts *o, const char *source, const check_report *rep,
+                           check_crit *c)
+{
+	char try_[400];
+	const check_child *ch = &rep->child;
+	for (int i = 0; i < ch->nruns; i++)
+		if (ch->runs[i].violations) {
+			const char *g = ch->runs[i].guard_msg;
+			int before = strstr(g, "before the start") && !strstr(g, "past the end");
+			if (!index_past_guard(o, source, rep, before, try_, sizeof try_))
+				snprintf(try_, sizeof try_, "guard every global access with the real size "
+				         "(%s): the global size is rounded up to a multiple of the "
+				         "work-group", lesson_say(o->l, KS_GUARD));
+			crit_set(c, CRIT_FAIL, try_, "%s at %s", g,
+			    KIND_SIZE(o->l->kind, ch->runs[i].rows, ch->runs[i].cols));
+			return 1;
+		}
+	return 0;
 }
 
 void crit_memory(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_MEMORY_SAFE);
 	const check_child *ch = &rep->child;
-	char found[500];
-	char try_[400];
-	if (!index_past_guard(o, source, rep, try_, sizeof try_))
-		snprintf(try_, sizeof try_, "guard every global access with the real size (%s): the "
-		         "global size is rounded up to a multiple of the work-group",
-		         lesson_say(o->l, KS_GUARD));
-	for (int i = 0; i < ch->nruns; i++)
-		if (ch->runs[i].violations) {
-			crit_set(c, CRIT_FAIL, try_, "%s at %s", ch->runs[i].guard_msg,
-			    KIND_SIZE(o->l->kind, ch->runs[i].rows, ch->runs[i].cols));
-			return;
-		}
+	char found[500], name[64], try_[400];
+	int local, place = oob_place(rep, name, sizeof name, &local);
+	if (guard_zone_fail(o, source, rep, c))
+		return;
 	if (crit_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
 		char try_[400], why[1];
-		if (!rep->an.nfind[FIND_OUT_OF_BOUNDS])   /* nothing out of bounds: a value unset */
+		int unset = !rep->an.nfind[FIND_OUT_OF_BOUNDS];   /* nothing out of bounds */
+		if (unset && (rep->local_added_unset = local_added_unset(source, rep, try_, sizeof try_)))
+			unset = 0;                            /* a __local sum begun from garbage */
+		if (unset)                                    /* a value unset */
 			snprintf(try_, sizeof try_, "a value was used before anything wrote it: give "
 			         "every private variable a value before adding into it (a sum starts "
 			         "at 0), and read a __local element only after some work-item has "
 			         "written it and a barrier has passed");
-		else if (!index_past_guard(o, source, rep, try_, sizeof try_))
+		else if (!rep->local_added_unset && !local_overrun(source, rep, try_, sizeof try_) &&
+		         !index_past_guard(o, source, rep, place == OOB_BEFORE, try_, sizeof try_))
 			snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
 		for (int i = 0; i < ch->nruns; i++)
 			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */

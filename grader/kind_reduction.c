@@ -125,8 +125,9 @@ static void finish(const ref_problem *p, const float *got, double *result)
 
 /* What the missing amount matches: the tail past the last multiple of TILE (when a full group
  * exists); below one group a sum of 0, which a load stopping early and a tree losing the value
- * both give (so both are named); at n = 1 a wrong non-zero sum, changed inside the group (its
- * one load cannot be partly wrong); else elements missing or counted twice. */
+ * both give (so both are named); at n = 1 a whole multiple k >= 2 of the element, counted k
+ * times (k work-items loaded it, or a tree step doubled it), else a wrong non-zero sum,
+ * changed inside the group (its one load cannot be partly wrong); else elements missing or counted twice. */
 static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
 {
 	double total, a, tail = 0;
@@ -149,6 +150,15 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 		         "none reached partial[0] -- either the load stops before n (at the last full "
 		         "group, say) or a tree step loses the value (follow s[0] through the steps by "
 		         "hand: each must keep its value and gain its partner's)", n, n, p->tile);
+		return 1;
+	}
+	double k = total != 0 ? nearbyint(got_sum / total) : 0;
+	if (n == 1 && k >= 2 && k <= 65536 &&
+	    fabs(got_sum - k * total) <= b + 1e-6 * fabs(got_sum)) {
+		snprintf(buf, len, "at n=1 the partial sums add up to %.7g, exactly %.0f times the only "
+		         "element (%.7g)%s -- either %.0f work-items loaded in[0] (each must start at its "
+		         "own get_global_id(0)) or a tree step adds s[0] into itself", got_sum, k, total,
+		         k == p->tile ? ", the work-group size" : "", k);
 		return 1;
 	}
 	if (n == 1 && fabs(got_sum - total) > b) {
