@@ -185,12 +185,40 @@ static void clean_joins(char *p, const char *s, int lenient)
 	*p = '\0';
 }
 
-/* Comments and literals (a literal ends at its line's end when unterminated). */
+/* After a '#' that opens a directive: blanks and block comments skipped, is the directive
+ * #warning or #error?  Their text is read raw by clang: no comment opens in it. */
+static int raw_text_directive(const char *s)
+{
+	for (;;) {
+		s += strspn(s, " \t\f\v");
+		if (s[0] != '/' || s[1] != '*')
+			break;
+		const char *e = strstr(s + 2, "*/");
+		if (!e)
+			return 0;
+		s = e + 2;
+	}
+	return (strncmp(s, "warning", 7) == 0 && !isalnum((unsigned char)s[7]) && s[7] != '_') ||
+	       (strncmp(s, "error", 5) == 0 && !isalnum((unsigned char)s[5]) && s[5] != '_');
+}
+
+/* Comments and literals (a literal ends at its line's end when unterminated); the text of a
+ * #warning or #error kept as it is, as clang reads it (a slash-star there opens nothing). */
 static void clean_comments(char *p, const char *s)
 {
 	char quote = 0;
-	int pending = 0;
+	int pending = 0, bol = 1;
 	while (*s) {
+		if (!quote && bol && (*s == '#' || (s[0] == '%' && s[1] == ':')) &&
+		    raw_text_directive(s + (*s == '#' ? 1 : 2))) {
+			while (*s && *s != '\n')
+				*p++ = *s++;
+			continue;
+		}
+		if (*s == '\n')
+			bol = 1;
+		else if (!quote && !strchr(" \t\f\v", *s) && !(s[0] == '/' && (s[1] == '*' || s[1] == '/')))
+			bol = 0;
 		if (quote && *s != '\n') {
 			if (*s == '\\' && s[1] && s[1] != '\n')
 				*p++ = *s++;

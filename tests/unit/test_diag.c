@@ -204,6 +204,12 @@ START_TEST(line_directives_found_in_every_spelling)
 		{ "const char *s = \"#line 3\";\n", 0 },
 		{ "#define LINE 3\n#lineage\nint a; # 3\n", 0 },
 		{ "#pragma unroll 4\n#if 0\n#endif\n", 0 },
+		/* clang reads a #warning's or #error's text raw: a slash-star there opens nothing */
+		{ "#warning /*\n#line 120 \"grader/ref.c\"\n// */\n", 2 },
+		{ "  # /* c */ warning x /*\n%:line 3\n", 2 },
+		{ "#error /*\n#line 3\n", 2 },
+		{ "#define X /*\n#line 3\n*/\n", 0 },
+		{ "int warning; /*\n#line 3\n*/\n", 0 },
 	};
 	for (size_t i = 0; i < sizeof c / sizeof *c; i++)
 		ck_assert_msg(diag_line_directive(c[i].src) == c[i].line, "case %zu: line %d, want %d",
