@@ -144,7 +144,7 @@ static const check_run *first_launch_error(const check_child *ch)
 	for (int i = 0; i < ch->nruns; i++)
 		if (ch->runs[i].err != CL_SUCCESS)
 			return &ch->runs[i];
-	return NULL;
+	return ch->wide_planned && ch->wide.err != CL_SUCCESS ? &ch->wide : NULL;   /* the wide run's */
 }
 
 /* What to look for when the runs timed out: an endless loop, a skipped barrier (when the
