@@ -147,8 +147,7 @@ int check_dev_run(const check_opts *o, const devrun_src *s, const devrun_plan *p
 	int launched = 1;
 	for (int i = 0; c1 && i < rep->child.nruns; i++)
 		launched = launched && rep->child.runs[i].done;
-	launched = launched && rep->child.nruns == devrun_sizes(pl) &&
-	           (pl->wide < 0 || rep->child.wide.done);
+	launched = launched && rep->child.nruns == devrun_sizes(pl) && (pl->wide < 0 || rep->child.wide.done);
 	int go = waiting && (o->l->tiles[0] ? launched : right) ? 1 : 2;
 	/* S more from the word on, for timing and the sweep (waiting for it is no work) */
 	if (waiting)
