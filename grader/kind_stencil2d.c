@@ -9,7 +9,8 @@
  * signs, so every partial sum of the 49 terms is a multiple of 2^-8 below 64 in magnitude: 14
  * significant bits, which a float holds whatever the order of the additions.  So the bound is
  * 0, and a term dropped or taken from the wrong input changes the output by at least 2^-8
- * (tests/unit/test_stencil2d.c). */
+ * (tests/unit/test_stencil2d.c).  The wide run's inputs (ref_draw_wide) need every bit of a
+ * float instead, and are judged within bound_wide. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
