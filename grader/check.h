@@ -103,6 +103,8 @@ typedef struct check_child {
 	int spill_bytes;          /* ptxas' "N bytes spill stores" in that log; 0 = none/unknown */
 	int nruns;
 	check_run runs[CHECK_MAX_RUNS];
+	int wide_planned;         /* the plan had a wide run (kind.h wide_size)                 */
+	check_run wide;           /* ... judged: full-precision inputs, at one of the sizes above */
 	int timed, baseline_failed;
 	int time_rows, time_cols, time_reps;
 	double kernel_ms, baseline_ms;

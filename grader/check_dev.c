@@ -147,7 +147,7 @@ int check_dev_run(const check_opts *o, const devrun_src *s, const devrun_plan *p
 	int launched = 1;
 	for (int i = 0; c1 && i < rep->child.nruns; i++)
 		launched = launched && rep->child.runs[i].done;
-	launched = launched && rep->child.nruns == pl->ncorrect;
+	launched = launched && rep->child.nruns == devrun_sizes(pl) && (pl->wide < 0 || rep->child.wide.done);
 	int go = waiting && (o->l->tiles[0] ? launched : right) ? 1 : 2;
 	/* S more from the word on, for timing and the sweep (waiting for it is no work) */
 	if (waiting)
@@ -240,11 +240,7 @@ void check_dev_workitemrepl(const check_opts *o, const check_ctx *c,
 		if (check_dev_run(o, &s, pl, NULL, &cc->run_pol, NULL, again, &st) == 0 &&
 		    st.end == SANDBOX_EXITED && st.code == 0) {
 			/* every planned correctness run back (a timing run may follow them) */
-			int right = again->child.nruns >= pl->ncorrect;
-			for (int i = 0; right && i < pl->ncorrect; i++)
-				right = right && again->child.runs[i].done && again->child.runs[i].cmp.passed &&
-				        !again->child.runs[i].violations;
-			if (right) {
+			if (devrun_all_right(pl, &again->child)) {
 				rep->child = again->child;
 				snprintf(rep->pocl_note, sizeof rep->pocl_note, "PoCL's default build of this "
 				         "kernel computed wrong results, while Oclgrind (which follows the "

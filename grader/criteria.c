@@ -140,7 +140,7 @@ static const check_run *first_launch_error(const check_child *ch)
 	for (int i = 0; i < ch->nruns; i++)
 		if (ch->runs[i].err != CL_SUCCESS)
 			return &ch->runs[i];
-	return NULL;
+	return ch->wide_planned && ch->wide.err != CL_SUCCESS ? &ch->wide : NULL;   /* the wide run's */
 }
 
 /* What to look for when the runs timed out: an endless loop, a skipped barrier (when the
@@ -320,42 +320,32 @@ static void correct_wrong(const check_opts *o, const char *source, check_report 
 	    pattern, extra);
 }
 
-/* correct: right natively, wrong at the size the Oclgrind analysis ran at (done: the
- * native runs that finished). */
-static void correct_analysis_wrong(const check_opts *o, check_report *rep, int done)
+/* correct, when no run is wrong at the lesson's inputs: not checked, wrong only on the wide
+ * run's (kind.h wide_size, judged apart), or right */
+static void correct_end(const check_opts *o, check_report *rep, int done, const check_run *last,
+                        double maxerr)
 {
 	check_crit *c = check_crit_find(rep, CRIT_CORRECT);
 	const check_child *ch = &rep->child;
-	const check_analysis_run *ar = &rep->analyses[rep->analysis_wrong_at];
-	int all = done == ch->nruns && !rep->child_crashed && !rep->child_timed_out;
-	const check_finding *f = NULL;
-	for (int k = 0; k < FIND_KINDS && !f; k++)
-		f = rep->an.nfind[k] ? &rep->an.find[k][0] : NULL;
-	char why[200] = "";
-	if (f)
-		snprintf(why, sizeof why, "; Oclgrind found %s on line %d there, which explains "
-		         "it", f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] ? "an out-of-bounds access" :
-		         f == &rep->an.find[FIND_DATA_RACE][0] ? "a data race" :
-		         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "an uninitialised read" :
-		         "a divergent barrier", f->line);
-	char try_[300], at[40] = "";
-	if (f)
-		snprintf(try_, sizeof try_, "fix the finding Oclgrind names (memory_safe / "
-		         "race_free): the result depends on it");
-	else if (ar->tile > 0 && ar->tile != o->l->tile)   /* built at another TILE (lesson.h) */
-		snprintf(try_, sizeof try_, "the analysis builds the kernel at TILE=%d, the runs "
-		         "at TILE=%d: write every size in terms of TILE (a block or tile size written "
-		         "as a number, like 128 or 16 * WPT, is wrong at the other TILE)", ar->tile,
-		         o->l->tile);
-	else
-		snprintf(try_, sizeof try_, "the kernel must compute the same thing at every size: "
-		         "look for a condition on the size arguments that changes what it does");
-	if (ar->tile > 0 && ar->tile != o->l->tile)
-		snprintf(at, sizeof at, " at TILE=%d", ar->tile);
-	crit_set(c, CRIT_FAIL, try_,
-	    "wrong at %s, the size the Oclgrind analysis ran at%s (seed %llu)%s: %s%s",
-	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), at, (unsigned long long)o->seed,
-	    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
+	const check_run *unfinished = NULL, *w = &ch->wide;
+	for (int i = 0; i < ch->nruns && !unfinished; i++)
+		if (!ch->runs[i].done)
+			unfinished = &ch->runs[i];
+	if (!done)
+		crit_set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
+	else if (unfinished || rep->child_crashed || rep->child_timed_out || (ch->wide_planned && !w->done))
+		crit_set(c, CRIT_NOT_CHECKED, NULL, "right up to %s, but not checked at every size: the "
+		    "kernel did not finish %s", KIND_SIZE(o->l->kind, last->rows, last->cols), unfinished ?
+		    "every run" : "the runs after it");
+	else if (ch->wide_planned && (!w->cmp.passed || w->violations)) {
+		char msg[sizeof c->msg], try_[sizeof c->try_];
+		diag_wide(o->l, w->rows, w->cols, (unsigned long long)o->seed, w->cmp.passed ?
+		          w->guard_msg : w->cmp.pattern, msg, sizeof msg, try_, sizeof try_);
+		crit_set(c, CRIT_FAIL, try_, "%s", msg);
+	} else   /* max_rel_error: |got - expect| / the element's scale (kind.h: bound) */
+		crit_set(c, CRIT_PASS, NULL, "%d sizes up to %s, %s; largest error %.2g of the scale",
+		    done, KIND_SIZE(o->l->kind, last->rows, last->cols), lesson_say(o->l, KS_SCALE),
+		    maxerr);
 }
 
 static void eval_correct(const check_opts *o, const char *source, check_report *rep)
@@ -391,7 +381,7 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		}
 	/* both runtimes must agree: right natively and wrong under Oclgrind fails too */
 	if (rep->analysis_wrong[0]) {
-		correct_analysis_wrong(o, rep, done);
+		crit_correct_analysis_wrong(o, rep, done);
 		return;
 	}
 	/* on a CPU device a native run alone never passes: when the interpreter could not run the
@@ -403,20 +393,7 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		    "a native run alone cannot pass it", rep->analysis_failure);
 		return;
 	}
-	const check_run *unfinished = NULL;
-	for (int i = 0; i < ch->nruns && !unfinished; i++)
-		if (!ch->runs[i].done)
-			unfinished = &ch->runs[i];
-	if (!done)
-		crit_set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
-	else if (unfinished || rep->child_crashed || rep->child_timed_out)
-		crit_set(c, CRIT_NOT_CHECKED, NULL, "right up to %s, but not checked at every size: the "
-		    "kernel did not finish %s", KIND_SIZE(o->l->kind, last->rows, last->cols), unfinished ?
-		    "every run" : "the runs after it");
-	else   /* max_rel_error: |got - expect| / the element's scale (kind.h: bound) */
-		crit_set(c, CRIT_PASS, NULL, "%d sizes up to %s, %s; largest error %.2g of the scale",
-		    done, KIND_SIZE(o->l->kind, last->rows, last->cols), lesson_say(o->l, KS_SCALE),
-		    maxerr);
+	correct_end(o, rep, done, last, maxerr);
 }
 
 /* Would the kernel spill registers on a GPU, by the estimate from its text (regest.h)?  Only

@@ -26,6 +26,10 @@ void crit_set(check_crit *c, check_status st, const char *try_, const char *fmt,
  * "file:line:col: message (with line N)"; returns how many there are in all. */
 int crit_findings(const check_report *rep, check_find_kind k1, int k2, char *buf, size_t len);
 
+/* correct, right natively (done: the native runs that finished) and wrong at the size the
+ * Oclgrind analysis ran at (criteria_an.c). */
+void crit_correct_analysis_wrong(const check_opts *o, check_report *rep, int done);
+
 /* The analysis' criteria (criteria_an.c), each setting its own check_crit of rep. */
 void crit_memory(const check_opts *o, const char *source, check_report *rep);
 void crit_races(const check_opts *o, const char *source, check_report *rep);

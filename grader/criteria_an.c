@@ -631,3 +631,40 @@ void crit_coalesced(const check_opts *o, check_report *rep)
 		    CHECK_COALESCE_SLACK, line, spr, ideal);
 }
 
+/* correct: right natively, wrong at the size the Oclgrind analysis ran at (done: the
+ * native runs that finished). */
+void crit_correct_analysis_wrong(const check_opts *o, check_report *rep, int done)
+{
+	check_crit *c = check_crit_find(rep, CRIT_CORRECT);
+	const check_child *ch = &rep->child;
+	const check_analysis_run *ar = &rep->analyses[rep->analysis_wrong_at];
+	int all = done == ch->nruns && !rep->child_crashed && !rep->child_timed_out;
+	const check_finding *f = NULL;
+	for (int k = 0; k < FIND_KINDS && !f; k++)
+		f = rep->an.nfind[k] ? &rep->an.find[k][0] : NULL;
+	char why[200] = "";
+	if (f)
+		snprintf(why, sizeof why, "; Oclgrind found %s on line %d there, which explains "
+		         "it", f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] ? "an out-of-bounds access" :
+		         f == &rep->an.find[FIND_DATA_RACE][0] ? "a data race" :
+		         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "an uninitialised read" :
+		         "a divergent barrier", f->line);
+	char try_[300], at[40] = "";
+	if (f)
+		snprintf(try_, sizeof try_, "fix the finding Oclgrind names (memory_safe / "
+		         "race_free): the result depends on it");
+	else if (ar->tile > 0 && ar->tile != o->l->tile)   /* built at another TILE (lesson.h) */
+		snprintf(try_, sizeof try_, "the analysis builds the kernel at TILE=%d, the runs "
+		         "at TILE=%d: write every size in terms of TILE (a block or tile size written "
+		         "as a number, like 128 or 16 * WPT, is wrong at the other TILE)", ar->tile,
+		         o->l->tile);
+	else
+		snprintf(try_, sizeof try_, "the kernel must compute the same thing at every size: "
+		         "look for a condition on the size arguments that changes what it does");
+	if (ar->tile > 0 && ar->tile != o->l->tile)
+		snprintf(at, sizeof at, " at TILE=%d", ar->tile);
+	crit_set(c, CRIT_FAIL, try_,
+	    "wrong at %s, the size the Oclgrind analysis ran at%s (seed %llu)%s: %s%s",
+	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), at, (unsigned long long)o->seed,
+	    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
+}

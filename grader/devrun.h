@@ -81,6 +81,8 @@ typedef struct devrun_slot {
 	int window_ms;                          /* SLOT_TIME: launches for about this long       */
 	int warm_up;                            /* SLOT_TIME, SLOT_SWEEP: an untimed first launch
 	                                           of each kernel at the timing size             */
+	int wide;                               /* SLOT_CORRECT: the wide run's inputs
+	                                           (ref_setup_wide), judged into check_child.wide */
 } devrun_slot;
 
 /* What the run child wrote for a slot: numbers only, each checked before use. */
@@ -106,6 +108,8 @@ typedef struct devrun_page {
 
 typedef struct devrun_plan {
 	int nslots, ncorrect;                   /* slots [0, ncorrect) are SLOT_CORRECT          */
+	int wide;                               /* the wide run's slot, the last correctness one
+	                                           (kind.h wide_size); -1: none                  */
 	devrun_slot s[DEVRUN_MAX_SLOTS];
 	size_t arena_floats;
 	int locals;                             /* lesson 4: time the baseline at local sizes   */
@@ -119,6 +123,14 @@ typedef struct devrun_plan {
  * correctness sizes, the timing size, and each TILE of a sweep.  0, or -1 out of memory. */
 int devrun_plan_make(const check_opts *o, const char *dev_type, devrun_plan *pl);
 size_t devrun_page_bytes(const devrun_plan *pl);
+/* The problem of slot sl (its inputs; with_ref: its reference too), as both children and the
+ * parent set it up: the kind's draw, or the wide run's (ref_setup_wide).  0 on success. */
+int devrun_slot_setup(const devrun_slot *sl, const kind *k, int with_ref, ref_problem *p);
+/* The correctness slots that are not the wide run: check_child.runs holds one per slot. */
+int devrun_sizes(const devrun_plan *pl);
+/* Every correctness run of the plan, the wide one too, launched, right and within its
+ * buffers, as judged into ch. */
+int devrun_all_right(const devrun_plan *pl, const check_child *ch);
 
 /* The children (sandbox.h's fn): arg is a devrun_ctx. */
 typedef struct devrun_ctx {

@@ -17,14 +17,23 @@
 
 /* ---- the parent: plan and judgement --------------------------------------------------- */
 
+int devrun_slot_setup(const devrun_slot *sl, const kind *k, int with_ref, ref_problem *p)
+{
+	if (sl->wide)
+		return ref_setup_wide(p, k, sl->rows, sl->cols, sl->tile, sl->seed, with_ref);
+	return (with_ref ? ref_setup : ref_setup_inputs)(p, k, sl->rows, sl->cols, sl->tile, sl->seed);
+}
+
 static int add_slot(devrun_plan *pl, devrun_slot_kind kd, const kind *k, int rows, int cols,
-                    int tile, uint64_t seed)
+                    int tile, uint64_t seed, int wide)
 {
 	ref_problem p;
-	if (pl->nslots >= DEVRUN_MAX_SLOTS || ref_setup_inputs(&p, k, rows, cols, tile, seed) != 0)
+	devrun_slot sl = { kd, rows, cols, tile, seed, 0, { 0 }, pl->arena_floats, 0, 0, 0, wide };
+	if (pl->nslots >= DEVRUN_MAX_SLOTS || devrun_slot_setup(&sl, k, 0, &p) != 0)
 		return -1;
 	devrun_slot *s = &pl->s[pl->nslots++];
-	*s = (devrun_slot){ kd, rows, cols, tile, seed, p.n_in + 1, { 0 }, pl->arena_floats, 0, 0, 0 };
+	*s = sl;
+	s->nbuf = p.n_in + 1;
 	for (int i = 0; i < p.n_in; i++)
 		s->len[i] = p.in_len[i];
 	s->len[p.n_in] = p.out_len;
@@ -43,21 +52,29 @@ int devrun_plan_make(const check_opts *o, const char *dev_type, devrun_plan *pl)
 	const lesson *l = o->l;
 	int gpu = strcmp(dev_type, "GPU") == 0;
 	memset(pl, 0, sizeof *pl);
+	pl->wide = -1;
 	for (int i = 0; i < LESSON_MAX_SIZES && l->kind->sizes[i].rows; i++)
 		if (add_slot(pl, SLOT_CORRECT, l->kind, l->kind->sizes[i].rows, l->kind->sizes[i].cols,
-		             l->tile, o->seed + i) != 0)
+		             l->tile, o->seed + i, 0) != 0)
 			return -1;
+	/* the wide run last: judged apart (check_child.wide), after every size of the lesson */
+	lesson_size ws = l->kind->wide_size;
+	if (ws.rows) {
+		if (add_slot(pl, SLOT_CORRECT, l->kind, ws.rows, ws.cols, l->tile, o->seed + 50, 1) != 0)
+			return -1;
+		pl->wide = pl->nslots - 1;
+	}
 	pl->ncorrect = pl->nslots;
 	if (!l->tiles[0]) {
 		lesson_size ts = gpu ? l->kind->time_size_gpu : l->kind->time_size;
-		if (add_slot(pl, SLOT_TIME, l->kind, ts.rows, ts.cols, l->tile, o->seed + 99) != 0)
+		if (add_slot(pl, SLOT_TIME, l->kind, ts.rows, ts.cols, l->tile, o->seed + 99, 0) != 0)
 			return -1;
 		/* a CPU's time judges nothing (the speedup is the predicted one, or not judged):
 		 * its fewest launches; a GPU's is the verdict, over half a second */
 		pl->s[pl->nslots - 1].window_ms = gpu ? DEVRUN_WINDOW_GPU_MS : DEVRUN_WINDOW_CPU_MS;
 	}
 	for (int i = 0; i < LESSON_MAX_TILES && l->tiles[i]; i++)
-		if (add_slot(pl, SLOT_SWEEP, l->kind, 100, 100, l->tiles[i], o->seed + l->tiles[i]) != 0)
+		if (add_slot(pl, SLOT_SWEEP, l->kind, 100, 100, l->tiles[i], o->seed + l->tiles[i], 0) != 0)
 			return -1;
 	/* a GPU gets an untimed launch of each kernel at the timing size first, for its clocks
 	 * and caches; on a CPU the first timed launch is one of three, whose median judges
@@ -243,8 +260,7 @@ static int judge_slot(const devrun_slot *sl, const devrun_slot_out *so, const de
 	}
 	if (ready)
 		p = *ready;
-	else if ((full ? ref_setup : ref_setup_inputs)(&p, o->l->kind, sl->rows, sl->cols, sl->tile,
-	                                               sl->seed) != 0)
+	else if (devrun_slot_setup(sl, o->l->kind, full, &p) != 0)
 		return -1;
 	judge_buffers(sl, pg, &p, run);
 	if (p.expect)
@@ -267,8 +283,7 @@ ref_problem *devrun_refs_make(const devrun_plan *pl, const check_opts *o, int fr
 	for (int i = from; r && i < to && i < pl->nslots; i++) {
 		const devrun_slot *sl = &pl->s[i];
 		int full = sl->kind != SLOT_TIME || !gpu;   /* a GPU's timing size: sampled */
-		if ((full ? ref_setup : ref_setup_inputs)(&r[i], o->l->kind, sl->rows, sl->cols,
-		                                          sl->tile, sl->seed) != 0)
+		if (devrun_slot_setup(sl, o->l->kind, full, &r[i]) != 0)
 			memset(&r[i], 0, sizeof r[i]);         /* judge_slot sets it up itself */
 	}
 	return r;
@@ -287,22 +302,35 @@ static const ref_problem *ref_at(const ref_problem *refs, int i)
 	return refs && refs[i].kind ? &refs[i] : NULL;
 }
 
+int devrun_sizes(const devrun_plan *pl)
+{
+	return pl->ncorrect - (pl->wide >= 0);
+}
+
+int devrun_all_right(const devrun_plan *pl, const check_child *ch)
+{
+	int n = devrun_sizes(pl), right = ch->nruns >= n;   /* the timed run may follow them */
+	for (int i = 0; right && i < n; i++)
+		right = ch->runs[i].done && ch->runs[i].cmp.passed && !ch->runs[i].violations;
+	return right && (pl->wide < 0 || (ch->wide.done && ch->wide.cmp.passed && !ch->wide.violations));
+}
+
 int devrun_judge_correct(const devrun_plan *pl, const devrun_page *pg, const check_opts *o,
                          const ref_problem *refs, check_child *ch)
 {
-	int right = 1;
 	ch->nruns = 0;
+	ch->wide_planned = pl->wide >= 0;
+	memset(&ch->wide, 0, sizeof ch->wide);
 	for (int i = 0; i < pl->ncorrect; i++) {
-		check_run *run = &ch->runs[ch->nruns];
+		check_run *run = i == pl->wide ? &ch->wide : &ch->runs[ch->nruns];
 		int ok = judge_slot(&pl->s[i], &pg->out[i], pg, o, 1, ref_at(refs, i), run) == 0;
 		if (!pg->out[i].reached)
 			break;
-		ch->nruns++;
-		right = right && ok && run->cmp.passed && !run->violations;
+		ch->nruns += i != pl->wide;
 		if (!ok)
 			break;
 	}
-	return right && ch->nruns == pl->ncorrect;
+	return devrun_all_right(pl, ch);
 }
 
 static int cmp_double(const void *a, const void *b)

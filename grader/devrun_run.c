@@ -40,7 +40,7 @@ static void run_correct(clrun *cl, cl_kernel k, devrun_page *pg, const devrun_sl
 {
 	ref_problem p;
 	clrun_bufs b = { 0 };
-	if (ref_setup_inputs(&p, kd, sl->rows, sl->cols, sl->tile, sl->seed) != 0) {
+	if (devrun_slot_setup(sl, kd, 0, &p) != 0) {
 		so->err = CL_OUT_OF_HOST_MEMORY;
 		return;
 	}
@@ -218,7 +218,7 @@ static int compromise(const char *how, const devrun_plan *pl, devrun_page *pg, c
 	for (int s = 0; s < pl->nslots; s++) {
 		const devrun_slot *sl = &pl->s[s];
 		ref_problem p;
-		if ((right ? ref_setup : ref_setup_inputs)(&p, kd, sl->rows, sl->cols, sl->tile, sl->seed))
+		if (devrun_slot_setup(sl, kd, right, &p))
 			continue;
 		for (int i = 0; i < sl->nbuf; i++) {
 			float *w = devrun_slot_buf(pg, sl, i);

@@ -616,6 +616,16 @@ int diag_sizes(const lesson *l, const diag_size *s, int n, int tile, char *extra
 	return 1;
 }
 
+void diag_wide(const lesson *l, int rows, int cols, unsigned long long seed, const char *what,
+               char *msg, size_t mlen, char *try_, size_t tlen)
+{
+	snprintf(msg, mlen, "right at every size on the lesson's inputs, wrong at %s (seed %llu) on "
+	         "inputs that need every bit of a float (24-bit mantissas, magnitudes 2^-41 to "
+	         "2^-25, signs mixed): %s -- right only for inputs that need few bits: %s",
+	         KIND_SIZE(l->kind, rows, cols), seed, what, lesson_say(l, KS_WIDE));
+	snprintf(try_, tlen, "%s", lesson_say(l, KS_WIDE_TRY));
+}
+
 void diag_reads_output(const char *out_name, size_t n_dep, size_t n, char *buf, size_t len,
                        char *try_, size_t tlen)
 {

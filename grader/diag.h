@@ -86,6 +86,13 @@ int diag_declares(const char *source, int line, const char *name);
 int diag_sizes(const lesson *l, const diag_size *s, int n, int tile, char *extra, size_t elen,
                char *try_, size_t tlen);
 
+/* Right at every size of lesson l on its inputs, wrong on the wide run's (ref.h
+ * ref_draw_wide) at rows x cols: what (`what`, the comparison's pattern, or the guard zone's
+ * message when wrong is 0) and why, in the lesson's words (KS_WIDE), into msg; the try
+ * (KS_WIDE_TRY) into try_. */
+void diag_wide(const lesson *l, int rows, int cols, unsigned long long seed, const char *what,
+               char *msg, size_t mlen, char *try_, size_t tlen);
+
 /* The pattern text for an output the kernel reads before writing (n_dep of n elements came
  * out NaN from the NaN-filled output and right when the output was zeroed first), and what
  * to try. */

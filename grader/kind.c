@@ -35,6 +35,10 @@ static const char *const defaults[KS_COUNT] = {
 	                     "size: (n + TILE - 1) / TILE turns of TILE, not n / TILE",
 	[KS_SPILL_TRY] = "keep fewer values per work-item in private arrays and vectors: what does "
 	                 "not fit in the registers goes to local memory, off-chip",
+	[KS_WIDE] = "a value is rounded somewhere -- half-precision or fixed-point storage "
+	            "(vstore_half, an int scaled by a power of two) loses the low bits",
+	[KS_WIDE_TRY] = "keep every value a float from the load to the store: no half, int or "
+	                "fixed-point copy of it, in registers or in __local memory",
 };
 
 const char *kind_say(const kind *k, kind_say_id id)

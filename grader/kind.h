@@ -41,6 +41,9 @@ typedef enum kind_say_id {
 	KS_WORK_GROWS,     /* far more work than the lesson needs, as the checked sizes grow    */
 	KS_INDEX_TRY,      /* an access under an if that still runs past its buffer: the index */
 	KS_SPILL_TRY,      /* more registers per work-item than a GPU has: what to shrink      */
+	KS_WIDE,           /* right on the exact inputs, wrong on the wide run's: where a value
+	                      is rounded (half or fixed-point storage)                           */
+	KS_WIDE_TRY,       /* ... and the try                                                    */
 	KS_COUNT
 } kind_say_id;
 
@@ -66,6 +69,9 @@ typedef struct kind {
 	/* ---- sizes ---- */
 	lesson_size sizes[LESSON_MAX_SIZES]; /* correctness sizes, {0,0}-terminated; include 1
 	                                        and sizes that are not multiples of TILE      */
+	lesson_size wide_size;                /* the wide run's size, one of sizes[]: the inputs
+	                                         need every bit of a float (ref_draw_wide), the
+	                                         bound holds for any floats; {0,0}: no such run */
 	lesson_size time_size;                /* timing size on a CPU (checked as well)        */
 	lesson_size time_size_gpu;            /* on a GPU: large enough to dwarf launch cost    */
 	lesson_size sweep_size;               /* a TILE sweep's timing size on a CPU, where its
@@ -185,6 +191,8 @@ extern const char *const kind_matmul_untiled[KS_COUNT];
  * and the largest |sum - reference| accepted given sum |x_i|. */
 size_t kind_reduce_groups(int n, int tile);
 double kind_reduce_bound(int n, int tile, double abs_sum);
+/* ... for any floats, in any order of the additions (the wide run's inputs) */
+double kind_reduce_bound_any(int n, int tile, double abs_sum);
 
 /* The 2-D stencil's radius (kind_stencil2d.c): the box is (2R+1) x (2R+1).  The lesson's
  * kernel files define the same R; a grader built with -DKIND_STENCIL_R=N grades R = N kernels

@@ -118,6 +118,11 @@ const char *const kind_matmul_untiled[KS_COUNT] = {
 	[KS_ZERO_TRIP_TRY] = "let the dot product run over every k: k < N (at N = 1, one turn)",
 	[KS_OOB_TRY] = "check the index of that access against the matrix's size: k runs from 0 to "
 	               "N - 1 (k < N, not k <= N), and a work-item past the edge must not load or store",
+	[KS_WIDE] = "a value of A or B, a product or the sum is rounded somewhere -- half-precision "
+	            "or fixed-point arithmetic (ints or longs scaled by a power of two) loses the low "
+	            "bits",
+	[KS_WIDE_TRY] = "multiply and add in float: acc += A[row * N + k] * B[k * N + col], with no "
+	                "int, long or half copy of a value",
 };
 
 /* What both matmul tables share: C = A x B of N x N floats, its reference and bound, its
@@ -134,6 +139,7 @@ const char *const kind_matmul_untiled[KS_COUNT] = {
 const kind kind_matmul = {
 	.name = "matmul",
 	.sizes = { {1, 1}, {17, 17}, {100, 100}, {256, 256} },
+	.wide_size = {100, 100},   /* partial tiles, K = 100: a millisecond */
 	.time_size = {480, 480},
 	.time_size_gpu = {2048, 2048},
 	/* lesson 4's sweep on a CPU: three launches at each TILE, shown and not judged; at 480
@@ -178,6 +184,11 @@ const kind kind_matmul = {
 		[KS_EDGE_PART] = "rows or columns",
 		[KS_LOCAL_TRY] = "declare a __local tile (e.g. __local float tile[TILE][TILE];), load "
 		                 "it cooperatively, barrier, then compute from it",
+		[KS_WIDE] = "a value of A or B is rounded somewhere -- tiles stored in __local as "
+		            "half (vstore_half/vload_half: 11 significant bits) or as fixed point (an int "
+		            "scaled by a power of two) lose the low bits",
+		[KS_WIDE_TRY] = "declare the tiles __local float and multiply and add in float: no "
+		                "half or int copy of a value",
 		[KS_WORK_GROWS] = "a loop nest deeper than the lesson's: the sizes grow to hundreds",
 		[KS_INDEX_TRY] = "a row of each matrix is N long, so the element (row, col) is at "
 		                 "row * N + col, and k runs from 0 to N - 1",
@@ -280,6 +291,8 @@ const kind kind_matmul_blocked = {
 	 * multiple of 4 but not of 8, so a float4 path taken for a whole block meets a last step of
 	 * k that is half outside the matrix (the analysis' sizes are never multiples of 8) */
 	.sizes = { {1, 1}, {17, 17}, {100, 100}, {132, 132}, {200, 200}, {256, 256} },
+	/* a whole 128 x 128 block at TILE=16 (the float4 path) and partial ones */
+	.wide_size = {200, 200},
 	.time_size = {512, 512},
 	.time_size_gpu = {4096, 4096},
 	/* 2 x 2 groups of 64 x 64 at TILE=8, the last row and column partial, so the interior
@@ -328,6 +341,11 @@ const kind kind_matmul_blocked = {
 		[KS_SPEED_TRY] = "keep the work-item's WPT x WPT accumulators in registers (constant "
 		                 "indices after #pragma unroll), read each value of A and B from "
 		                 "__local memory once per step of k and use it WPT times",
+		[KS_WIDE] = "a value of A or B is rounded somewhere -- tiles stored in __local as "
+		            "half (vstore_half/vload_half: 11 significant bits) or as fixed point (an int "
+		            "scaled by a power of two) lose the low bits",
+		[KS_WIDE_TRY] = "declare the tiles __local float and multiply and add in float: no "
+		                "half or int copy of a value",
 		[KS_SPILL_TRY] = "keep the lesson's WPT x WPT block per work-item (64 accumulators and "
 		                 "2 x WPT values of A and B per step of k fit in NVIDIA's 255 "
 		                 "registers): a larger block spills to local memory, off-chip",

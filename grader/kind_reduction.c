@@ -58,6 +58,21 @@ double kind_reduce_bound(int n, int tile, double abs_sum)
 	return hu / (1 - hu) * abs_sum + 2.0 * ((double)n + groups) * UD * abs_sum + 1e-30;
 }
 
+/* The wide run (ref_draw_wide): its inputs need every bit of a float, so no sum is exact and
+ * the bound must hold in any order, whatever the kernel's launch does: each value passes
+ * through at most n - 1 float additions (adding the 0 of a padding lane is exact), and a
+ * group's partial sum of k of them is off by at most gamma_{k-1} sum |x| over its share
+ * (Higham 4.2), so the total by gamma_{n-1} sum |x|; twice that, plus the host's double
+ * additions and the reference's.  At the wide run's n = 4099: 4.9e-4 of sum |x|. */
+double kind_reduce_bound_any(int n, int tile, double abs_sum)
+{
+	double hu = (n > 1 ? n - 1 : 0) * U;
+	size_t groups = kind_reduce_groups(n, tile);
+	if (hu >= 0.5)
+		return 2 * abs_sum + 1e-30;   /* no float bound worth the name */
+	return 2 * hu / (1 - hu) * abs_sum + 2.0 * ((double)n + groups) * UD * abs_sum + 1e-30;
+}
+
 /* A 1 x n problem: dimension 0 of the NDRange walks the n elements. */
 static void shape(ref_problem *p, int rows, int cols)
 {
@@ -104,14 +119,14 @@ static void reference(ref_problem *p)
 
 static double bound(const ref_problem *p, size_t i)
 {
-	return kind_reduce_bound(p->cols, p->tile, p->scale[i]);
+	return (p->wide ? kind_reduce_bound_any : kind_reduce_bound)(p->cols, p->tile, p->scale[i]);
 }
 
 static void element(const ref_problem *p, size_t i, double *expect, double *bnd)
 {
 	double a;
 	sums(p, expect, &a);
-	*bnd = kind_reduce_bound(p->cols, p->tile, a);
+	*bnd = (p->wide ? kind_reduce_bound_any : kind_reduce_bound)(p->cols, p->tile, a);
 }
 
 /* The partial sums added on the host, in double. */
@@ -289,6 +304,8 @@ const kind kind_reduction = {
 	           {1, 2621447} },
 	/* 2^22 + 261: 9 elements per work-item, so a loop that stops after 8 drops some (a checked
 	 * size too), and more than the last partial group */
+	/* 17 groups, the last partial: cheap (a millisecond), and its bound tight (bound_any) */
+	.wide_size = {1, 4099},
 	.time_size = {1, (1 << 22) + 261},
 	.time_size_gpu = {1, 1 << 26},
 	/* three groups, the last one partial (never a multiple of TILE: lesson_analysis_size) */
@@ -344,6 +361,11 @@ const kind kind_reduction = {
 		[KS_INDEX_TRY] = "a work-item's elements are i, i + g, i + 2g, ... (g = "
 		                 "get_global_size(0)) while they stay below n, and partial has one "
 		                 "element per work-group",
+		[KS_WIDE] = "a value or a partial sum is rounded somewhere on its way to partial -- "
+		            "half-precision or fixed-point storage ((int)(x * 256.0f) summed as ints, "
+		            "vstore_half) loses the low bits, and 0.001f becomes 0",
+		[KS_WIDE_TRY] = "add the elements as floats, in registers and in a __local float "
+		                "array: no int, long or half copy of a value or of a partial sum",
 		[KS_SPEED_TRY] = "keep several loads in flight per work-item (a loop that loads a few "
 		                 "elements per turn), no divergent tree steps, and sequential "
 		                 "addressing in the tree",

@@ -9,7 +9,8 @@
  * signs, so every partial sum of the 49 terms is a multiple of 2^-8 below 64 in magnitude: 14
  * significant bits, which a float holds whatever the order of the additions.  So the bound is
  * 0, and a term dropped or taken from the wrong input changes the output by at least 2^-8
- * (tests/unit/test_stencil2d.c). */
+ * (tests/unit/test_stencil2d.c).  The wide run's inputs (ref_draw_wide) need every bit of a
+ * float instead, and are judged within bound_wide. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -65,13 +66,27 @@ static void reference(ref_problem *p)
 		}
 }
 
-static double bound(const ref_problem *p, size_t i) { (void)p, (void)i; return 0.0; }
+/* The wide run's inputs (ref_draw_wide) need every bit of a float: an output's float sum of
+ * its at most TAPS terms, in any order, is off by gamma_{TAPS-1} times its scale (the sum of
+ * |in| over the box; the 0 of a cell outside adds exactly); twice that.  The reference is
+ * exact there (16 binades of 24-bit values, 49 terms: 46 bits, within a double's 53). */
+static double bound_wide(double scale)
+{
+	double hu = (TAPS - 1) * 5.9604644775390625e-08;
+	return 2 * hu / (1 - hu) * scale + 1e-30;
+}
+
+static double bound(const ref_problem *p, size_t i)
+{
+	return p->wide ? bound_wide(p->scale[i]) : 0.0;
+}
 
 static void element(const ref_problem *p, size_t i, double *expect, double *bnd)
 {
+	double scale;
 	*expect = kind_stencil_at(p->in[0], p->rows, p->cols, (int)(i / p->cols),
-	                          (int)(i % p->cols), NULL);
-	*bnd = 0;
+	                          (int)(i % p->cols), &scale);
+	*bnd = p->wide ? bound_wide(scale) : 0;
 }
 
 /* Does v still hold the grader's NaN fill (ref.h), never written by the kernel? */
@@ -255,6 +270,7 @@ const kind kind_stencil2d = {
 	 * groups; a tall thin image. */
 	.sizes = { {100, 137}, {1, 1}, {2, 5}, {31, 20}, {64, 64}, {64, 96}, {33, 65},
 	           {301, 7} },
+	.wide_size = {100, 137},   /* interior groups and edges; 0.7 M additions */
 	.time_size = {509, 763},
 	.time_size_gpu = {6143, 8191},
 	/* 2 x 2 groups, the last partial in each dimension: the fewest that have edge work-items
@@ -317,6 +333,11 @@ const kind kind_stencil2d = {
 		[KS_LOCAL_TRY] = "declare __local float tile[TILE + 2 * R][TILE + 2 * R]; stage the "
 		                 "group's block and its halo into it, barrier, then add each box "
 		                 "from the tile",
+		[KS_WIDE] = "a value is rounded somewhere between in and out -- a block staged in "
+		            "__local as half (vstore_half/vload_half: 11 significant bits) or as fixed "
+		            "point (an int scaled by a power of two) loses the low bits",
+		[KS_WIDE_TRY] = "stage the block and its halo in a __local float array and add each "
+		                "box in float: no half or int copy of a value",
 		[KS_SPEED_TRY] = "check that the staging reads in along rows (coalesced), that the "
 		                 "tile's reads are conflict-free, and that the box is added from "
 		                 "__local memory, not from in",

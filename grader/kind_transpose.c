@@ -71,6 +71,7 @@ const kind kind_transpose = {
 	.name = "transpose",
 	/* 32x96: a non-square multiple of TILE, where only a rows/cols mix-up is wrong */
 	.sizes = { {1, 1}, {100, 37}, {37, 100}, {64, 64}, {32, 96}, {33, 65} },
+	.wide_size = {100, 37},    /* non-square, partial tiles */
 	.time_size = {2000, 2000},
 	.time_size_gpu = {8192, 8192},
 	.analysis_lo = {33, 65}, .analysis_hi = {63, 95},
@@ -119,6 +120,11 @@ const kind kind_transpose = {
 		[KS_EDGE_PART] = "rows or columns",
 		[KS_LOCAL_TRY] = "declare a __local tile (e.g. __local float tile[TILE][TILE + 1];), "
 		                 "load it along rows, barrier, then store it along rows of out",
+		[KS_WIDE] = "a value is rounded on its way through the tile -- a tile stored as half "
+		            "(vstore_half/vload_half: 11 significant bits) or as fixed point (an int "
+		            "scaled by a power of two) loses the low bits, and a copy must keep them all",
+		[KS_WIDE_TRY] = "declare the tile __local float and copy each value as it is: no half "
+		                "or int copy of it",
 		[KS_WORK_GROWS] = "a loop nest deeper than the lesson's: the sizes grow to hundreds",
 		[KS_INDEX_TRY] = "check every use of rows and cols: a row of in is cols long, a row "
 		                 "of out is rows long",

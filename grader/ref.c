@@ -22,12 +22,24 @@ float ref_randf(uint64_t *s)
 	return (float)((double)(ref_rand(s) >> 40) / (double)(1ull << 24) * 2.0 - 1.0);
 }
 
+void ref_draw_wide(ref_problem *p, uint64_t seed)
+{
+	for (int i = 0; i < p->n_in; i++)
+		for (size_t j = 0; j < p->in_len[i]; j++) {
+			uint64_t x = ref_rand(&seed);
+			float m = 1.0f + (float)(x & 0x7fffffu) / 8388608.0f;   /* 24 significant bits */
+			int e = REF_WIDE_EXP_LO + (int)((x >> 23) & 15u);
+			p->in[i][j] = ((x >> 27) & 3u ? 1.0f : -1.0f) * ldexpf(m, e);
+		}
+}
+
 static int setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
-                 int with_ref)
+                 int with_ref, int wide)
 {
 	memset(p, 0, sizeof *p);
 	p->kind = k;
 	p->tile = tile;
+	p->wide = wide;
 	k->shape(p, rows, cols);
 	if (!k->finish)
 		p->result_len = p->out_len;
@@ -35,10 +47,12 @@ static int setup(ref_problem *p, const kind *k, int rows, int cols, int tile, ui
 		p->in[i] = malloc((p->in_len[i] ? p->in_len[i] : 1) * sizeof(float));
 		if (!p->in[i])
 			return -1;
-		for (size_t j = 0; j < p->in_len[i] && !k->draw; j++)
+		for (size_t j = 0; j < p->in_len[i] && !k->draw && !wide; j++)
 			p->in[i][j] = ref_randf(&seed);
 	}
-	if (k->draw)
+	if (wide)
+		ref_draw_wide(p, seed);
+	else if (k->draw)
 		k->draw(p, seed);
 	if (!with_ref)
 		return 0;
@@ -52,13 +66,19 @@ static int setup(ref_problem *p, const kind *k, int rows, int cols, int tile, ui
 
 int ref_setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed)
 {
-	return setup(p, k, rows, cols, tile, seed, 1);
+	return setup(p, k, rows, cols, tile, seed, 1, 0);
 }
 
 int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, int tile,
                      uint64_t seed)
 {
-	return setup(p, k, rows, cols, tile, seed, 0);
+	return setup(p, k, rows, cols, tile, seed, 0, 0);
+}
+
+int ref_setup_wide(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
+                   int with_ref)
+{
+	return setup(p, k, rows, cols, tile, seed, with_ref, 1);
 }
 
 void ref_free(ref_problem *p)
@@ -112,7 +132,11 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 	size_t n = p->out_len, zeros = 0;
 	for (size_t i = 0; i < n; i++)
 		zeros += got[i] == 0.0f;
-	if (r->unwritten == n)
+	if (p->wide)   /* the patterns read exact inputs; the wide run's reading is the caller's */
+		snprintf(r->pattern, sizeof r->pattern, "%zu of %zu elements are wrong, first at %s: "
+		         "got %.7g, expected %.7g", r->bad, n,
+		         KIND_WHERE(p->kind, r->first_row, r->first_col), r->got, r->expected);
+	else if (r->unwritten == n)
 		snprintf(r->pattern, sizeof r->pattern, "no element of %s was written (all still hold the "
 		         "grader's NaN fill): does the kernel store its result, and is the store's guard right?",
 		         p->out_name);
@@ -201,7 +225,7 @@ static void compare_finished(const ref_problem *p, const float *got, ref_result 
 		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements "
 		         "of %s: reading outside a buffer, or a value never written",
 		         r->nonfinite, p->out_name);
-	else if (!p->kind->pattern || !p->kind->pattern(p, got, r->pattern, sizeof r->pattern))
+	else if (p->wide || !p->kind->pattern || !p->kind->pattern(p, got, r->pattern, sizeof r->pattern))
 		snprintf(r->pattern, sizeof r->pattern, "got %.9g, expected %.9g", r->got, r->expected);
 }
 

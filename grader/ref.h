@@ -30,6 +30,8 @@ typedef struct ref_problem {
 	double bytes;            /* bytes a perfect kernel moves (transpose: 2*rows*cols*4) */
 	int max_groups;          /* the GPU time model's launch: at most this many work-groups
 	                            (kind.h model_groups; 0: the kind's own launch) */
+	int wide;                /* the full-precision inputs (ref_draw_wide), not the kind's draw:
+	                            the kind's bound must hold for any floats (never 0 for a sum) */
 } ref_problem;
 
 /* Allocate inputs (the kind's draw, else uniform in [-1,1), from seed) for a launch at TILE
@@ -39,7 +41,22 @@ int ref_setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint6
  * CPU reference would cost seconds; ref_compare must not be called on it. */
 int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, int tile,
                      uint64_t seed);
+/* The same with the full-precision inputs of the wide run (ref_draw_wide) in place of the
+ * kind's draw; with_ref: the reference too.  0 on success. */
+int ref_setup_wide(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
+                   int with_ref);
 void ref_free(ref_problem *p);
+
+/* The wide run's inputs: every value needs all 24 bits of a float's mantissa (23 random
+ * fraction bits), its magnitude is spread over 16 binades, [2^-41, 2^-25) (below half's
+ * smallest subnormal and below the quantum of any fixed point that 32-bit ints can afford
+ * for values near 1), and one in four is negative (signs mixed, yet a value lost anywhere
+ * shifts a sum instead of cancelling).  Scaling by a power of two changes no float rounding,
+ * so a float kernel is as right here as on values near 1; half or fixed-point storage
+ * rounds them to 0 or to a few bits. */
+#define REF_WIDE_EXP_LO (-41)
+#define REF_WIDE_EXP_HI (-25)
+void ref_draw_wide(ref_problem *p, uint64_t seed);
 
 /* Error bound of element i, from the kind: matmul 2(K+1)u * sum_k |a_ik||b_kj| (u = 2^-24),
  * which grows with the dot-product length K; transpose 0 (a copy is exact). */

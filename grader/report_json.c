@@ -52,6 +52,13 @@ static void json_correctness(cJSON *root, const check_report *rep)
 			bad = r;
 	}
 	cJSON_AddNumberToObject(c, "max_rel_error", maxerr);
+	if (ch->wide_planned) {   /* the full-precision run (ref.h ref_draw_wide), judged apart */
+		cJSON *w = cJSON_AddObjectToObject(c, "wide");
+		cJSON_AddItemToObject(w, "size", size_pair(ch->wide.rows, ch->wide.cols));
+		cJSON_AddBoolToObject(w, "done", ch->wide.done);
+		cJSON_AddBoolToObject(w, "passed", ch->wide.done && ch->wide.cmp.passed && !ch->wide.violations);
+		cJSON_AddNumberToObject(w, "max_rel_error", ch->wide.cmp.max_rel_error);
+	}
 	if (!bad) {
 		cJSON_AddNullToObject(c, "first_mismatch");
 		return;

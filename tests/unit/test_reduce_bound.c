@@ -1,7 +1,8 @@
 /* test_reduce_bound.c — the reduction kind's correctness bound (kind_reduction.c) and its
  * lesson's bank-conflict table: right sums in any order the launch allows pass, a dropped
  * element fails at every small correctness size, and the strided step's n-way per step is
- * what lessons/05-reduction/README.md says. */
+ * what lessons/05-reduction/README.md says; on the wide run's inputs any order passes its
+ * bound and fixed-point or half sums fail at every seed. */
 #include <check.h>
 #include <math.h>
 #include <stdlib.h>
@@ -237,6 +238,111 @@ START_TEST(strided_conflicts_by_step)
 }
 END_TEST
 
+/* ---- the wide run (ref_draw_wide, kind_reduce_bound_any) ---- */
+
+static void setup_wide(ref_problem *p, int n, uint64_t seed)
+{
+	ck_assert_int_eq(ref_setup_wide(p, &kind_reduction, 1, n, TILE, seed, 1), 0);
+}
+
+static int cmp_mag(const void *a, const void *b)
+{
+	float x = fabsf(*(const float *)a), y = fabsf(*(const float *)b);
+	return (x > y) - (x < y);
+}
+
+/* One work-item adds every element into partial[0], sorted by magnitude (ascending, then
+ * descending: the worst of the plain orders); the other partials 0. */
+static float *one_sorted(const ref_problem *p, int descending)
+{
+	size_t n = p->in_len[0];
+	float *v = malloc(n * sizeof *v), *out = calloc(p->out_len, sizeof *out), s = 0;
+	memcpy(v, p->in[0], n * sizeof *v);
+	qsort(v, n, sizeof *v, cmp_mag);
+	for (size_t i = 0; i < n; i++)
+		s += v[descending ? n - 1 - i : i];
+	out[0] = s;
+	free(v);
+	return out;
+}
+
+/* Right float sums of the wide inputs pass in every order, the launch's and the sorted ones,
+ * and stay far inside the bound (2 gamma_{n-1} sum |x|, order-independent). */
+START_TEST(wide_any_order_passes)
+{
+	static const int wide[] = { 1, 2, 255, 257, 4099, 65537 };
+	for (size_t s = 0; s < sizeof wide / sizeof wide[0]; s++)
+		for (int order = 0; order < 6; order++) {
+			ref_problem p;
+			setup_wide(&p, wide[s], 21 + s);
+			ck_assert(ref_bound(&p, 0) > 0);
+			float *got = order < 4 ? partials(&p, order) : one_sorted(&p, order == 5);
+			ref_result r;
+			ref_compare(&p, got, TILE, &r);
+			ck_assert_msg(r.passed, "n=%d order %d: %s", wide[s], order, r.pattern);
+			free(got);
+			ref_free(&p);
+		}
+}
+END_TEST
+
+/* Half-rounding of x (11 significant bits, subnormals down to 2^-24, ties to even). */
+static float to_half(float x)
+{
+	float a = fabsf(x), q;
+	int e;
+	frexpf(a, &e);
+	q = a < ldexpf(1, -14) ? ldexpf(1, -24) : ldexpf(1, e - 11);
+	return copysignf(rintf(a / q) * q, x);
+}
+
+/* Lesson 5's lossy shortcuts, exact on the lesson's inputs, fail the wide run at every seed:
+ * int sums of (int)(x * 2^s) for s = 8, 16, 24 (a long at 24), and elements through half. */
+START_TEST(wide_rounding_fails)
+{
+	for (uint64_t seed = 1; seed <= 64; seed++) {
+		ref_problem p;
+		setup_wide(&p, 4099, seed);
+		for (int how = 0; how < 4; how++) {
+			float *got = calloc(p.out_len, sizeof *got);
+			long long fixed = 0;
+			float s = 0;
+			for (size_t i = 0; i < p.in_len[0]; i++)
+				if (how < 3)
+					fixed += (long long)(p.in[0][i] * ldexpf(1, 8 + 8 * how));
+				else
+					s += to_half(p.in[0][i]);
+			got[0] = how < 3 ? (float)fixed * ldexpf(1, -8 - 8 * how) : s;
+			ref_result r;
+			ref_compare(&p, got, TILE, &r);
+			ck_assert_msg(!r.passed, "seed %d, shortcut %d passed", (int)seed, how);
+			free(got);
+		}
+		ref_free(&p);
+	}
+	ck_assert(to_half(1.0009765625f) == 1.0009765625f && to_half(1.00048828125f) == 1.0f);
+	ck_assert(to_half(ldexpf(1, -26)) == 0 && to_half(3 * ldexpf(1, -25)) == ldexpf(1, -23));
+}
+END_TEST
+
+/* The wide bound is order-independent: gamma_{n-1} twice, plus the doubles' share; it does
+ * not depend on TILE beyond the number of groups the host adds. */
+START_TEST(wide_bound_any)
+{
+	double u = ldexp(1.0, -24), h = 4098;
+	size_t g = kind_reduce_groups(4099, TILE);
+	ck_assert(fabs(kind_reduce_bound_any(4099, TILE, 1.0) - (2 * h * u / (1 - h * u) +
+	          2.0 * (4099.0 + g) * ldexp(1.0, -53)) - 1e-30) < 1e-15);
+	ck_assert(kind_reduce_bound_any(1, TILE, 1.0) < 1e-15);
+	ck_assert(kind_reduce_bound_any(1 << 24, TILE, 1.0) >= 2.0);
+	ref_problem p;
+	setup_wide(&p, 4099, 1);
+	ck_assert(ref_bound(&p, 0) == kind_reduce_bound_any(4099, TILE, p.scale[0]));
+	ck_assert(ref_bound(&p, 0) < 5e-4 * p.scale[0]);
+	ref_free(&p);
+}
+END_TEST
+
 Suite *reduce_suite(void)
 {
 	Suite *s = suite_create("reduce_bound");
@@ -250,6 +356,9 @@ Suite *reduce_suite(void)
 	tcase_add_test(tc, unwritten_partial_fails);
 	tcase_add_test(tc, lost_tail_named);
 	tcase_add_test(tc, strided_conflicts_by_step);
+	tcase_add_test(tc, wide_any_order_passes);
+	tcase_add_test(tc, wide_rounding_fails);
+	tcase_add_test(tc, wide_bound_any);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -634,6 +634,83 @@ START_TEST(test_pattern_generic)
 }
 END_TEST
 
+/* ---- the wide run's inputs (ref_draw_wide) ---- */
+
+/* Every value of every input: 24 significant bits drawn at random (the lowest set in about half
+ * of them), a magnitude in [2^-41, 2^-25) with every binade used, about one in four negative;
+ * the same per seed, another for another seed; the kind's own draw is not used. */
+START_TEST(test_wide_inputs)
+{
+	ref_problem a, b, c;
+	ck_assert_int_eq(ref_setup_wide(&a, &kind_matmul, 64, 64, 16, 9, 1), 0);
+	ck_assert_int_eq(ref_setup_wide(&b, &kind_matmul, 64, 64, 16, 9, 0), 0);
+	ck_assert_int_eq(ref_setup_wide(&c, &kind_matmul, 64, 64, 16, 10, 0), 0);
+	ck_assert(a.wide && b.wide && !b.expect);
+	size_t n = 64 * 64, neg = 0, low = 0, differ = 0;
+	int binades[16] = { 0 };
+	for (int k = 0; k < 2; k++) {
+		ck_assert_int_eq(memcmp(a.in[k], b.in[k], n * sizeof(float)), 0);
+		for (size_t i = 0; i < n; i++) {
+			float v = fabsf(a.in[k][i]);
+			ck_assert(v >= ldexpf(1, REF_WIDE_EXP_LO) && v < ldexpf(1, REF_WIDE_EXP_HI));
+			int e;
+			frexpf(v, &e);
+			binades[e - 1 - REF_WIDE_EXP_LO]++;
+			neg += a.in[k][i] < 0;
+			low += float_bits(v) & 1u;
+			differ += a.in[k][i] != c.in[k][i];
+		}
+	}
+	for (int e = 0; e < 16; e++)
+		ck_assert_int_gt(binades[e], 2 * (int)n / 16 / 2);
+	ck_assert(neg > 2 * n / 5 && neg < 2 * n * 3 / 10);
+	ck_assert(low > 2 * n * 2 / 5 && low < 2 * n * 3 / 5);
+	ck_assert_uint_gt(differ, 2 * n * 9 / 10);
+	ref_free(&a);
+	ref_free(&b);
+	ref_free(&c);
+}
+END_TEST
+
+/* On the wide inputs the matmul's bound holds for a float dot product in either order, and a
+ * value of A or B rounded to fixed point with 23 fraction bits (exact on the lesson's inputs)
+ * fails every element; a transpose through a fixed-point tile fails every element. */
+START_TEST(test_wide_matmul_and_transpose)
+{
+	ref_problem p;
+	int n = 40;
+	ck_assert_int_eq(ref_setup_wide(&p, &kind_matmul, n, n, 16, 3, 1), 0);
+	size_t bad_fixed = 0;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < n; j++) {
+			float fwd = 0, bwd = 0, fixed = 0;
+			for (int k = 0; k < n; k++) {
+				float a = p.in[0][i * n + k], b = p.in[1][k * n + j];
+				float ab = p.in[0][i * n + n - 1 - k] * p.in[1][(n - 1 - k) * n + j];
+				fwd += a * b, bwd += ab;
+				fixed += (float)(int)(a * 8388608.0f) / 8388608.0f *
+				         ((float)(int)(b * 8388608.0f) / 8388608.0f);
+			}
+			size_t e = (size_t)i * n + j;
+			ck_assert(ref_element_ok(&p, e, fwd) && ref_element_ok(&p, e, bwd));
+			bad_fixed += !ref_element_ok(&p, e, fixed);
+		}
+	ck_assert_uint_eq(bad_fixed, (size_t)n * n);
+	ref_free(&p);
+	ck_assert_int_eq(ref_setup_wide(&p, &kind_transpose, 37, 100, 32, 3, 1), 0);
+	float *got = malloc(p.out_len * sizeof *got);
+	for (int r = 0; r < 37; r++)
+		for (int c = 0; c < 100; c++)
+			got[c * 37 + r] = (float)(int)(p.in[0][r * 100 + c] * 8388608.0f) / 8388608.0f;
+	ref_result res;
+	ref_compare(&p, got, 32, &res);
+	ck_assert(!res.passed && res.bad == p.out_len);
+	ck_assert_ptr_nonnull(strstr(res.pattern, "elements are wrong"));
+	free(got);
+	ref_free(&p);
+}
+END_TEST
+
 static Suite *ref_suite(void)
 {
 	Suite *s = suite_create("ref");
@@ -641,6 +718,8 @@ static Suite *ref_suite(void)
 	tcase_add_test(t, test_rand_splitmix64);
 	tcase_add_test(t, test_randf_range);
 	tcase_add_test(t, test_inputs_deterministic_per_seed);
+	tcase_add_test(t, test_wide_inputs);
+	tcase_add_test(t, test_wide_matmul_and_transpose);
 	suite_add_tcase(s, t);
 
 	t = tcase_create("reference");

@@ -1,6 +1,7 @@
 /* test_stencil2d.c — the 2-D stencil kind's CPU reference and bound (kind_stencil2d.c): the
  * box sum with zeros outside the image, worked by hand; right sums in any order of the
  * additions equal the double reference exactly (the bound is 0), a dropped term never does;
+ * on the wide run's inputs they stay within its bound, where half or fixed-point staging fails;
  * and where wrong outputs lie (a group's corner, its edge, the image's edge) is read as the
  * lesson's fixtures need it. */
 #include <check.h>
@@ -159,6 +160,63 @@ START_TEST(pattern_names_the_cause)
 }
 END_TEST
 
+static int cmp_mag(const void *a, const void *b)
+{
+	float x = fabsf(*(const float *)a), y = fabsf(*(const float *)b);
+	return (x > y) - (x < y);
+}
+
+/* On the wide inputs (ref_draw_wide) the bound, 2 gamma_48 times the box's sum of |in|, holds
+ * for every output summed in float forward, backward, row by row and by magnitude (both
+ * ways); a tile staged in fixed point (8 and 23 fraction bits) or as half fails every output,
+ * and one that keeps only 11 significant bits (half's, whatever the range) fails most. */
+START_TEST(wide_bound_holds_and_shortcuts_fail)
+{
+	ref_problem p;
+	ck_assert_int_eq(ref_setup_wide(&p, &kind_stencil2d, 45, 61, TILE, 5, 1), 0);
+	size_t bad[4] = { 0 };
+	for (int r = 0; r < p.rows; r++)
+		for (int c = 0; c < p.cols; c++) {
+			float v[(2 * R + 1) * (2 * R + 1)], fwd = 0, bwd = 0, rows = 0, up = 0, down = 0;
+			float lossy[4] = { 0 };
+			int n = 0;
+			for (int y = r - R; y <= r + R; y++)
+				for (int x = c - R; x <= c + R; x++)
+					v[n++] = y >= 0 && y < p.rows && x >= 0 && x < p.cols ?
+					         p.in[0][y * p.cols + x] : 0.0f;
+			for (int k = 0; k < n; k++) {
+				int e;
+				fwd += v[k], bwd += v[n - 1 - k];
+				lossy[0] += (float)(int)(v[k] * 256.0f) / 256.0f;
+				lossy[1] += (float)(int)(v[k] * 8388608.0f) / 8388608.0f;
+				lossy[2] += fabsf(v[k]) < ldexpf(1, -25) ? 0.0f : v[k];   /* half's range */
+				frexpf(v[k], &e);
+				lossy[3] += rintf(ldexpf(v[k], 11 - e)) * ldexpf(1, e - 11);
+			}
+			for (int y = 0; y <= 2 * R; y++) {
+				float s = 0;
+				for (int x = 0; x <= 2 * R; x++)
+					s += v[y * (2 * R + 1) + x];
+				rows += s;
+			}
+			qsort(v, n, sizeof *v, cmp_mag);
+			for (int k = 0; k < n; k++)
+				up += v[k], down += v[n - 1 - k];
+			size_t i = (size_t)r * p.cols + c;
+			ck_assert(ref_bound(&p, i) > 0);
+			ck_assert(ref_element_ok(&p, i, fwd) && ref_element_ok(&p, i, bwd) &&
+			          ref_element_ok(&p, i, rows) && ref_element_ok(&p, i, up) &&
+			          ref_element_ok(&p, i, down));
+			for (int k = 0; k < 4; k++)
+				bad[k] += !ref_element_ok(&p, i, lossy[k]);
+		}
+	for (int k = 0; k < 3; k++)
+		ck_assert_uint_eq(bad[k], p.out_len);
+	ck_assert_uint_gt(bad[3], p.out_len / 2);
+	ref_free(&p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("stencil2d");
@@ -166,6 +224,7 @@ int main(void)
 	tcase_add_test(t, reference_by_hand);
 	tcase_add_test(t, reference_box_has_corners);
 	tcase_add_test(t, bound_zero_holds_in_any_order);
+	tcase_add_test(t, wide_bound_holds_and_shortcuts_fail);
 	tcase_add_test(t, places_read_corner_edge_image);
 	tcase_add_test(t, pattern_names_the_cause);
 	suite_add_tcase(s, t);
