@@ -28,8 +28,9 @@
  * the analysed launches have a few groups, the model's two, a GPU's thousands, so it is a
  * size test in disguise; one compared with 0 or 1, or mixed with a size (`row0 + BT <= N`, an
  * interior group, which the analysed sizes have both ways), is not.  So is a global id (a
- * group's id with a local one) compared with a constant beyond 16 (reach(): the analysed
- * sizes start above 16 along each dimension); a local id alone never is.
+ * group's id with a local one) compared with a constant beyond 16 (the analysed sizes start
+ * above 16 along each dimension), read with its signs: ptrcheck_reach.c, where `gid - 1024
+ * >= 0` is far and a halo's `y >= 0` is not; a local id alone never is.
  *
  * A test of divisibility by a power of two (`N % 4 == 0`, `(N & 3) == 0`, a vector path:
  * lesson 7's solution has one) is kept apart (w->div_mask): it takes the same branch at every
@@ -39,15 +40,7 @@
 
 #include "ptrcheck_int.h"
 
-enum { SZ_ROUNDS = 32, SZ_DEPTH = 200, SZ_NEAR = 16, SZ_FAR = 1L << 30 };
-
-static const cJSON *strip(const cJSON *e)
-{
-	while (e && (kind_is(e, "ParenExpr") || kind_is(e, "ImplicitCastExpr") ||
-	             kind_is(e, "CStyleCastExpr")))
-		e = child(e, 0);
-	return e;
-}
+#define strip sz_strip
 
 /* The function a call names (its DeclRefExpr's referencedDecl), or NULL. */
 static const cJSON *callee(const cJSON *call)
@@ -420,89 +413,6 @@ static int exempt(walk *w, const cJSON *a, const cJSON *b)
 	return 0;
 }
 
-/* The value of an integer constant expression e (literals, casts, arithmetic), or 0. */
-static int const_value(const cJSON *e, long *v, int depth)
-{
-	e = strip(e);
-	long a, b;
-	if (!e || depth > 64)
-		return 0;
-	if (kind_is(e, "IntegerLiteral") || kind_is(e, "CharacterLiteral")) {
-		const cJSON *x = cJSON_GetObjectItemCaseSensitive(e, "value");
-		*v = cJSON_IsNumber(x) ? (long)x->valuedouble : strtol(str(e, "value"), NULL, 10);
-		return 1;
-	}
-	const char *op = str(e, "opcode");
-	if (kind_is(e, "UnaryOperator") && const_value(child(e, 0), &a, depth + 1))
-		return !strcmp(op, "-") ? (*v = -a, 1) : !strcmp(op, "+") ? (*v = a, 1) :
-		       !strcmp(op, "~") ? (*v = ~a, 1) : 0;
-	if (!kind_is(e, "BinaryOperator") || !const_value(child(e, 0), &a, depth + 1) ||
-	    !const_value(child(e, 1), &b, depth + 1) || labs(a) > SZ_FAR || labs(b) > SZ_FAR)
-		return 0;
-	switch (op[1] ? op[0] + 256 * op[1] : op[0]) {
-	case '+': *v = a + b; return 1;
-	case '-': *v = a - b; return 1;
-	case '*': *v = a * b; return 1;
-	case '/': return b ? (*v = a / b, 1) : 0;
-	case '%': return b ? (*v = a % b, 1) : 0;
-	case '&': *v = a & b; return 1;
-	case '|': *v = a | b; return 1;
-	case '^': *v = a ^ b; return 1;
-	case '<' + 256 * '<': return b >= 0 && b < 31 ? (*v = a << b, 1) : 0;
-	case '>' + 256 * '>': return b >= 0 && b < 63 ? (*v = a >> b, 1) : 0;
-	}
-	return 0;
-}
-
-static long add_cap(long a, long b)
-{
-	return a + b > SZ_FAR ? SZ_FAR : a + b;
-}
-
-/* How far from the ids the analysis runs a global id's comparison reaches: the magnitudes of
- * its constants summed (compared with, added, subtracted, divided or shifted by, a modulo:
- * `gid >> 10` counts 1024), through variables' values; factors (`get_group_id(1) * TILE`)
- * and a loop counter's steps are not counted. */
-static long reach(walk *w, const cJSON *e, int depth)
-{
-	long c;
-	e = strip(e);
-	if (!e || depth > SZ_DEPTH)
-		return SZ_FAR;
-	if (const_value(e, &c, 0))
-		return labs(c) > SZ_FAR ? SZ_FAR : labs(c);
-	const char *k = str(e, "kind"), *op = str(e, "opcode");
-	if (!strcmp(k, "DeclRefExpr")) {
-		int v = ptr_ref_var(w, e);
-		if (v < 0 || w->vars[v].seen == w->stamp)
-			return v < 0 ? SZ_FAR : 0;
-		long r = 0;
-		w->vars[v].seen = w->stamp;
-		for (int a = 0; a < w->vars[v].nsasg; a++)
-			if (!w->vars[v].nloops || !is_step(w->vars[v].sasg[a]))
-				r = add_cap(r, reach(w, w->vars[v].sasg[a], depth + 1));
-		return r;
-	}
-	long r = 0;
-	if (!strcmp(k, "CallExpr")) {   /* an id's dimension, a helper's arguments */
-		for (int i = 1; child(e, i); i++)
-			r = add_cap(r, reach(w, child(e, i), depth + 1));
-		return r;
-	}
-	int factor = (!strcmp(k, "BinaryOperator") || !strcmp(k, "CompoundAssignOperator")) &&
-	             op[0] == '*';
-	int shift = op[0] && op[0] == op[1] && (op[0] == '<' || op[0] == '>');
-	for (int i = 0; child(e, i); i++) {
-		if (factor && const_value(child(e, i), &c, 0))
-			continue;
-		if (shift && i == 1 && const_value(child(e, 1), &c, 0))
-			r = add_cap(r, c >= 0 && c < 30 ? 1L << c : SZ_FAR);
-		else
-			r = add_cap(r, reach(w, child(e, i), depth + 1));
-	}
-	return r;
-}
-
 /* A size test of class s at byte off (how: SZH_*), or a group's or global id's. */
 static void found(walk *w, int s, long off, int how)
 {
@@ -516,20 +426,12 @@ static void found(walk *w, int s, long off, int how)
 	}
 }
 
-/* Is a global id's test e near the ids every analysed launch runs (0 to 16 along each
- * dimension: the analysed sizes start above 16)? */
-static int near(walk *w, const cJSON *e)
-{
-	w->stamp++;
-	return reach(w, e, 0) <= SZ_NEAR;
-}
-
 static void judge_comparison(walk *w, const cJSON *n, long off)
 {
 	const cJSON *a = child(n, 0), *b = child(n, 1);
 	int sa = sz_of(w, a, 0), sb = sz_of(w, b, 0), s = join(sa, sb), k = divisibility(n);
 	if ((s != SZ_SIZE && s != SZ_GROUP && s != SZ_GID) || exempt(w, a, b) ||
-	    (s == SZ_GID && near(w, n)))
+	    (s == SZ_GID && ptr_gid_near(w, a, b, str(n, "opcode"))))
 		return;
 	if (k && s == SZ_SIZE) {   /* kept apart: the criteria weigh it against the lesson's sizes */
 		w->div_mask |= 1u << k;
@@ -574,7 +476,7 @@ static void judge_truth(walk *w, const cJSON *e, long off, int depth)
 	}
 	int s = sz_of(w, e, 0);
 	if ((s == SZ_SIZE || s == SZ_GROUP || s == SZ_GID) && !exempt(w, e, NULL) &&
-	    !(s == SZ_GID && near(w, e)))
+	    !(s == SZ_GID && ptr_gid_near(w, e, NULL, "!=")))
 		found(w, s, off, SZH_TRUTH);
 }
 

@@ -332,6 +332,19 @@ START_TEST(test_group_tests)
 		"    const int i = get_group_id(0) * 256 + get_local_id(0);\n    if (i > 5000) partial[0] = 1;\n",
 		"    if (get_global_id(0) >> 10) partial[0] = 1;\n",
 		"    int g = get_global_id(0);\n    g -= 1000;\n    if (g >= 0) partial[0] = 1;\n",
+		/* read with signs: a far threshold however spelled */
+		"    const int g = get_global_id(0);\n    if (g - 1024 >= 0) partial[0] = 1;\n",
+		"    const int g = get_global_id(0);\n    if (1024 - g <= 0) partial[0] = 1;\n",
+		"    const int g = get_global_id(0);\n    if (-g < -100) partial[0] = 1;\n",
+		"    if (get_global_id(0) + 100 > 1000) partial[0] = 1;\n",
+		"    const int g = get_global_id(0) - 20;\n    if (g) partial[0] = 1;\n",
+		"    const int g = get_global_id(0);\n    if (g + 3 == 20) partial[0] = 1;\n",
+		"    if (get_global_id(0) > 16) partial[0] = 1;\n",
+		"    if (get_global_id(0) - 1000 < 5u) partial[0] = 1;\n",
+		"    if (get_global_id(0) - 1000 < (size_t)-990) partial[0] = 1;\n",
+		"    if ((uchar)(get_global_id(0) + 200) >= 100) partial[0] = 1;\n",
+		"    const int g = get_global_id(0), h = get_local_id(0) ? g : g - 1000;\n"
+		"    if (h >= 0) partial[0] = 1;\n",
 	};
 	for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
 		char src[1024];
@@ -372,6 +385,13 @@ static const char *const size_honest[] = {
 	"        for (int c = get_local_id(0); c < TILE + 6; c += TILE) {\n"
 	"            const int x = get_group_id(0) * TILE - 3 + c;\n"
 	"            partial[r] = (x >= 0 && x < n) ? in[x] : 0.0f;\n        }\n}\n",
+	/* an image edge's guard past the tile (lesson 6): y >= 0 is y >= -TILE, then 2 - gid */
+	RHEAD "    const int ly = get_local_id(1), by = get_group_id(1) * TILE - 3;\n"
+	"    if ((by + TILE + 3 + ly) >= 0) partial[0] = 1;\n"
+	"    if (by + 3 + ly - 1 >= -1 && 2 - (int)get_global_id(0) < 5) partial[1] = 1;\n"
+	"    if (get_global_id(0) + 100 != 50 && (int)get_global_id(0) - 30 < -14) partial[2] = 1;\n}\n",
+	RHEAD "    const int ly = get_local_id(1), c = ly < 3 ? ly : ly + TILE;\n"
+	"    const int bx = get_group_id(0) * TILE - 3;\n    if (bx + c >= 0) partial[0] = 1;\n}\n",
 };
 
 START_TEST(test_size_honest)
@@ -380,6 +400,8 @@ START_TEST(test_size_honest)
 	preproc_result r = run_at(size_honest[_i], "lessons/05-reduction", 256, msg, sizeof msg);
 	ck_assert_msg(r == PREPROC_OK, "kernel %d refused: %s", _i, msg);
 	ck_assert_msg(last_sizes.n == 0, "kernel %d: a size test at %s", _i, last_sizes.first);
+	ck_assert_msg(last_sizes.ngroup == 0, "kernel %d: an id's test at %s", _i,
+	              last_sizes.group_first);
 }
 END_TEST
 
