@@ -33,7 +33,8 @@
  * >= 0` is far and a halo's `y >= 0` is not; a local id alone never is.
  *
  * A test of divisibility by a power of two (`N % 4 == 0`, `(N & 3) == 0`, a vector path:
- * lesson 7's solution has one) is kept apart (w->div_mask): it takes the same branch at every
+ * lesson 7's solution has one; read as a truth value too, `if (N % TILE) ntiles++;`) is kept
+ * apart (w->div_mask): it takes the same branch at every
  * size that shares those factors, so the criteria compare it with the lesson's model and GPU
  * sizes. */
 #include <stdlib.h>
@@ -347,26 +348,34 @@ static void settle(walk *w)
 			w->vars[i].size = w->vars[i].kernel_size ? SZ_SIZE : SZ_OTHER;
 }
 
-/* Is n `X % d == 0` or `(X & (d - 1)) == 0` (or !=, either side) with d = 2^k, 2 <= d <=
- * 1 << 16?  Then k. */
+/* Is m `X % d` or `X & (d - 1)` with d = 2^k, 2 <= d <= 1 << 16 (d a constant expression:
+ * TILE, `TILE - 1`)?  Then k. */
+static int div_operand(const cJSON *m)
+{
+	long v = 0;
+	m = strip(m);
+	const char *mo = m ? str(m, "opcode") : "";
+	int mask = strcmp(mo, "&") == 0;
+	if (!m || !kind_is(m, "BinaryOperator") || (strcmp(mo, "%") && !mask) ||
+	    !ptr_const_value(child(m, 1), &v, 0))
+		return 0;
+	for (int k = 1; k <= 16; k++)
+		if (v == (mask ? (1L << k) - 1 : 1L << k))
+			return k;
+	return 0;
+}
+
+/* Is n `X % d == 0` or `(X & (d - 1)) == 0` (or !=, either side) with d = 2^k?  Then k.
+ * Read as a truth value (`if (N % TILE)`, `!(n & 3)`), judge_truth asks div_operand. */
 static int divisibility(const cJSON *n)
 {
 	const char *op = str(n, "opcode");
+	long z;
 	if (strcmp(op, "==") && strcmp(op, "!="))
 		return 0;
-	for (int swap = 0; swap < 2; swap++) {
-		const cJSON *m = strip(child(n, swap)), *z = strip(child(n, !swap));
-		const char *mo = m ? str(m, "opcode") : "";
-		int mask = strcmp(mo, "&") == 0;
-		if (!m || !z || !kind_is(m, "BinaryOperator") || (strcmp(mo, "%") && !mask) ||
-		    !kind_is(z, "IntegerLiteral") || strcmp(str(z, "value"), "0"))
-			continue;
-		const cJSON *d = strip(child(m, 1));
-		long v = d && kind_is(d, "IntegerLiteral") ? strtol(str(d, "value"), NULL, 10) : 0;
-		for (int k = 1; k <= 16; k++)
-			if (v == (mask ? (1L << k) - 1 : 1L << k))
-				return k;
-	}
+	for (int swap = 0; swap < 2; swap++)
+		if (ptr_const_value(child(n, !swap), &z, 0) && z == 0 && div_operand(child(n, swap)))
+			return div_operand(child(n, swap));
 	return 0;
 }
 
@@ -426,6 +435,15 @@ static void found(walk *w, int s, long off, int how)
 	}
 }
 
+/* A test of divisibility by 2^k of the size at byte off, kept apart: the criteria weigh it
+ * against the lesson's sizes. */
+static void found_div(walk *w, int k, long off)
+{
+	w->div_mask |= 1u << k;
+	if (w->div_at < 0 || off < w->div_at)
+		w->div_at = off;
+}
+
 static void judge_comparison(walk *w, const cJSON *n, long off)
 {
 	const cJSON *a = child(n, 0), *b = child(n, 1);
@@ -433,13 +451,10 @@ static void judge_comparison(walk *w, const cJSON *n, long off)
 	if ((s != SZ_SIZE && s != SZ_GROUP && s != SZ_GID) || exempt(w, a, b) ||
 	    (s == SZ_GID && ptr_gid_near(w, a, b, str(n, "opcode"))))
 		return;
-	if (k && s == SZ_SIZE) {   /* kept apart: the criteria weigh it against the lesson's sizes */
-		w->div_mask |= 1u << k;
-		if (w->div_at < 0 || off < w->div_at)
-			w->div_at = off;
-	} else {
+	if (k && s == SZ_SIZE)
+		found_div(w, k, off);
+	else
 		found(w, s, off, sa == SZ_SIZE && sb == SZ_SIZE ? SZH_SIZES : SZH_CONST);
-	}
 }
 
 /* Is e a test (a comparison, &&, ||, !), or a variable only ever given tests? */
@@ -474,8 +489,10 @@ static void judge_truth(walk *w, const cJSON *e, long off, int depth)
 				judge_truth(w, w->truths[i].node, w->truths[i].off, depth + 1);
 		return;
 	}
-	int s = sz_of(w, e, 0);
-	if ((s == SZ_SIZE || s == SZ_GROUP || s == SZ_GID) && !exempt(w, e, NULL) &&
+	int s = sz_of(w, e, 0), k = s == SZ_SIZE ? div_operand(x) : 0;
+	if (k)   /* `if (N % TILE)`: `N % TILE != 0` */
+		found_div(w, k, off);
+	else if ((s == SZ_SIZE || s == SZ_GROUP || s == SZ_GID) && !exempt(w, e, NULL) &&
 	    !(s == SZ_GID && ptr_gid_near(w, e, NULL, "!=")))
 		found(w, s, off, SZH_TRUTH);
 }

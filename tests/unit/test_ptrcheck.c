@@ -307,6 +307,19 @@ START_TEST(test_size_divisibility)
 	ck_assert_int_eq(last_sizes.n, 0);
 	ck_assert_uint_eq(last_sizes.div_mask, (1u << 2) | (1u << 3) | (1u << 4));
 	ck_assert_str_eq(last_sizes.div_first, "kernels/starter/k.cl:4:9");
+	/* read as truth values: the classic ceiling division, a mask, their negations */
+	ck_assert_int_eq(run_at(RHEAD "    int ntiles = n / TILE;\n    if (n % TILE)\n        ntiles++;\n"
+	                        "    if (!(n % 4) || (n & 7) || !(n & (TILE - 1))) partial[0] = in[0];\n"
+	                        "    bool odd = n & 1;\n    partial[1] = (n % 32) ? odd : 0;\n}\n",
+	                        "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
+	ck_assert_int_eq(last_sizes.n, 0);
+	ck_assert_uint_eq(last_sizes.div_mask, (1u << 1) | (1u << 2) | (1u << 3) | (1u << 5) |
+	                                       (1u << 8));
+	ck_assert_str_eq(last_sizes.div_first, "kernels/starter/k.cl:5:9");
+	/* not a power of two: a size test */
+	ck_assert_int_eq(run_at(RHEAD "    if (n % 3) partial[0] = in[0];\n}\n",
+	                        "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
+	ck_assert_int_eq(last_sizes.n, 1);
 }
 END_TEST
 
