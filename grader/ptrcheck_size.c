@@ -72,8 +72,11 @@ static void note_defer(walk *w, defer **list, int *len, int *cap, const cJSON *n
 		(*list)[(*len)++] = (defer){ n, off };
 }
 
-/* An operand read as a truth value (fn -1), or the value a function fn returns, read so where
- * a call of it is; its place is its own, known when the walk reaches it. */
+enum { TRUTH_SWITCH = -2 };   /* a switch's operand, compared with its case labels */
+
+/* An operand read as a truth value (fn -1; a switch's: TRUTH_SWITCH), or the value a
+ * function fn returns, read so where a call of it is; its place is its own, known when the
+ * walk reaches it. */
 static void note_truth(walk *w, const cJSON *e, int fn)
 {
 	int n = w->ntruths;
@@ -131,8 +134,9 @@ static void note_truths(walk *w, const cJSON *n, const char *k, const char *op)
 	if (!strcmp(k, "ForStmt") || !strcmp(k, "WhileStmt") || !strcmp(k, "DoStmt")) {
 		note_defer(w, &w->loops, &w->nloops, &w->cloops, n, -1);
 		note_truth(w, loop_cond(n), -1);
-	} else if (!strcmp(k, "IfStmt") || !strcmp(k, "SwitchStmt") ||
-	           !strcmp(k, "ConditionalOperator")) {
+	} else if (!strcmp(k, "SwitchStmt")) {
+		note_truth(w, child(n, 0), TRUTH_SWITCH);
+	} else if (!strcmp(k, "IfStmt") || !strcmp(k, "ConditionalOperator")) {
 		note_truth(w, child(n, 0), -1);
 	} else if (!strcmp(k, "BinaryOperator") && (!strcmp(op, "&&") || !strcmp(op, "||"))) {
 		note_truth(w, child(n, 0), -1);
@@ -504,8 +508,11 @@ void ptr_size_judge(walk *w)
 	for (int i = 0; i < w->ncmps; i++)
 		judge_comparison(w, w->cmps[i].node, w->cmps[i].off);
 	for (int i = 0; i < w->ntruths; i++)
-		if (w->truth_fn[i] < 0)
+		if (w->truth_fn[i] == -1)
 			judge_truth(w, w->truths[i].node, w->truths[i].off, 0);
+		else if (w->truth_fn[i] == TRUTH_SWITCH && w->truths[i].off >= 0 &&
+		         sz_of(w, w->truths[i].node, 0) == SZ_SIZE)   /* `case 100001 ... INT_MAX:` */
+			found(w, SZ_SIZE, w->truths[i].off, SZH_CONST);
 }
 
 void ptr_size_free(walk *w)

@@ -264,6 +264,8 @@ static const attack size_tests[] = {
 	{ "a shift in &&", RHEAD "    if ((n >> 17) && in[0] > 0) partial[0] = 1;\n}\n", NULL, 4, 9 },
 	{ "a ?: condition", RHEAD "    partial[0] = (n / 100001) ? in[0] : in[1];\n}\n", NULL, 4, 18 },
 	{ "a bool", RHEAD "    bool big = n >> 17;\n    if (big) partial[0] = 1;\n}\n", NULL, 4, 16 },
+	{ "a switch's case range", RHEAD "    switch (n) {\n    case 100001 ... 0x7fffffff: partial[0] = 1;\n"
+	  "    }\n}\n", NULL, 4, 13 },
 	{ "a helper's return", "static int big(int m) { return m / 100001; }\n"
 	  RHEAD "    if (big(n)) partial[0] = in[0];\n}\n", NULL, 1, 32 },
 };
