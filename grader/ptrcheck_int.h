@@ -167,4 +167,24 @@ void ptr_size_note(walk *w, const cJSON *n, long off);
 void ptr_size_judge(walk *w);
 void ptr_size_free(walk *w);
 
+/* The size test's limits: settling rounds, recursion depth, how far from 0 the ids every
+ * analysed launch runs reach (the analysed sizes start above 16 along each dimension), a
+ * constant taken as far. */
+enum { SZ_ROUNDS = 32, SZ_DEPTH = 200, SZ_NEAR = 16, SZ_FAR = 1L << 30 };
+
+/* Expression e without parentheses and casts. */
+static inline const cJSON *sz_strip(const cJSON *e)
+{
+	while (e && (kind_is(e, "ParenExpr") || kind_is(e, "ImplicitCastExpr") ||
+	             kind_is(e, "CStyleCastExpr")))
+		e = child(e, 0);
+	return e;
+}
+
+/* ptrcheck_reach.c: the value of an integer constant expression e (literals, casts,
+ * arithmetic), or 0; is a global id's comparison `a op b` (b NULL: a read as a truth value)
+ * near the ids every analysed launch runs, so that they answer it as a GPU's would? */
+int ptr_const_value(const cJSON *e, long *v, int depth);
+int ptr_gid_near(walk *w, const cJSON *a, const cJSON *b, const char *op);
+
 #endif

@@ -28,26 +28,20 @@
  * the analysed launches have a few groups, the model's two, a GPU's thousands, so it is a
  * size test in disguise; one compared with 0 or 1, or mixed with a size (`row0 + BT <= N`, an
  * interior group, which the analysed sizes have both ways), is not.  So is a global id (a
- * group's id with a local one) compared with a constant beyond 16 (reach(): the analysed
- * sizes start above 16 along each dimension); a local id alone never is.
+ * group's id with a local one) compared with a constant beyond 16 (the analysed sizes start
+ * above 16 along each dimension), read with its signs: ptrcheck_reach.c, where `gid - 1024
+ * >= 0` is far and a halo's `y >= 0` is not; a local id alone never is.
  *
  * A test of divisibility by a power of two (`N % 4 == 0`, `(N & 3) == 0`, a vector path:
- * lesson 7's solution has one) is kept apart (w->div_mask): it takes the same branch at every
+ * lesson 7's solution has one; read as a truth value too, `if (N % TILE) ntiles++;`) is kept
+ * apart (w->div_mask): it takes the same branch at every
  * size that shares those factors, so the criteria compare it with the lesson's model and GPU
  * sizes. */
 #include <stdlib.h>
 
 #include "ptrcheck_int.h"
 
-enum { SZ_ROUNDS = 32, SZ_DEPTH = 200, SZ_NEAR = 16, SZ_FAR = 1L << 30 };
-
-static const cJSON *strip(const cJSON *e)
-{
-	while (e && (kind_is(e, "ParenExpr") || kind_is(e, "ImplicitCastExpr") ||
-	             kind_is(e, "CStyleCastExpr")))
-		e = child(e, 0);
-	return e;
-}
+#define strip sz_strip
 
 /* The function a call names (its DeclRefExpr's referencedDecl), or NULL. */
 static const cJSON *callee(const cJSON *call)
@@ -78,8 +72,11 @@ static void note_defer(walk *w, defer **list, int *len, int *cap, const cJSON *n
 		(*list)[(*len)++] = (defer){ n, off };
 }
 
-/* An operand read as a truth value (fn -1), or the value a function fn returns, read so where
- * a call of it is; its place is its own, known when the walk reaches it. */
+enum { TRUTH_SWITCH = -2 };   /* a switch's operand, compared with its case labels */
+
+/* An operand read as a truth value (fn -1; a switch's: TRUTH_SWITCH), or the value a
+ * function fn returns, read so where a call of it is; its place is its own, known when the
+ * walk reaches it. */
 static void note_truth(walk *w, const cJSON *e, int fn)
 {
 	int n = w->ntruths;
@@ -137,8 +134,9 @@ static void note_truths(walk *w, const cJSON *n, const char *k, const char *op)
 	if (!strcmp(k, "ForStmt") || !strcmp(k, "WhileStmt") || !strcmp(k, "DoStmt")) {
 		note_defer(w, &w->loops, &w->nloops, &w->cloops, n, -1);
 		note_truth(w, loop_cond(n), -1);
-	} else if (!strcmp(k, "IfStmt") || !strcmp(k, "SwitchStmt") ||
-	           !strcmp(k, "ConditionalOperator")) {
+	} else if (!strcmp(k, "SwitchStmt")) {
+		note_truth(w, child(n, 0), TRUTH_SWITCH);
+	} else if (!strcmp(k, "IfStmt") || !strcmp(k, "ConditionalOperator")) {
 		note_truth(w, child(n, 0), -1);
 	} else if (!strcmp(k, "BinaryOperator") && (!strcmp(op, "&&") || !strcmp(op, "||"))) {
 		note_truth(w, child(n, 0), -1);
@@ -354,26 +352,34 @@ static void settle(walk *w)
 			w->vars[i].size = w->vars[i].kernel_size ? SZ_SIZE : SZ_OTHER;
 }
 
-/* Is n `X % d == 0` or `(X & (d - 1)) == 0` (or !=, either side) with d = 2^k, 2 <= d <=
- * 1 << 16?  Then k. */
+/* Is m `X % d` or `X & (d - 1)` with d = 2^k, 2 <= d <= 1 << 16 (d a constant expression:
+ * TILE, `TILE - 1`)?  Then k. */
+static int div_operand(const cJSON *m)
+{
+	long v = 0;
+	m = strip(m);
+	const char *mo = m ? str(m, "opcode") : "";
+	int mask = strcmp(mo, "&") == 0;
+	if (!m || !kind_is(m, "BinaryOperator") || (strcmp(mo, "%") && !mask) ||
+	    !ptr_const_value(child(m, 1), &v, 0))
+		return 0;
+	for (int k = 1; k <= 16; k++)
+		if (v == (mask ? (1L << k) - 1 : 1L << k))
+			return k;
+	return 0;
+}
+
+/* Is n `X % d == 0` or `(X & (d - 1)) == 0` (or !=, either side) with d = 2^k?  Then k.
+ * Read as a truth value (`if (N % TILE)`, `!(n & 3)`), judge_truth asks div_operand. */
 static int divisibility(const cJSON *n)
 {
 	const char *op = str(n, "opcode");
+	long z;
 	if (strcmp(op, "==") && strcmp(op, "!="))
 		return 0;
-	for (int swap = 0; swap < 2; swap++) {
-		const cJSON *m = strip(child(n, swap)), *z = strip(child(n, !swap));
-		const char *mo = m ? str(m, "opcode") : "";
-		int mask = strcmp(mo, "&") == 0;
-		if (!m || !z || !kind_is(m, "BinaryOperator") || (strcmp(mo, "%") && !mask) ||
-		    !kind_is(z, "IntegerLiteral") || strcmp(str(z, "value"), "0"))
-			continue;
-		const cJSON *d = strip(child(m, 1));
-		long v = d && kind_is(d, "IntegerLiteral") ? strtol(str(d, "value"), NULL, 10) : 0;
-		for (int k = 1; k <= 16; k++)
-			if (v == (mask ? (1L << k) - 1 : 1L << k))
-				return k;
-	}
+	for (int swap = 0; swap < 2; swap++)
+		if (ptr_const_value(child(n, !swap), &z, 0) && z == 0 && div_operand(child(n, swap)))
+			return div_operand(child(n, swap));
 	return 0;
 }
 
@@ -420,89 +426,6 @@ static int exempt(walk *w, const cJSON *a, const cJSON *b)
 	return 0;
 }
 
-/* The value of an integer constant expression e (literals, casts, arithmetic), or 0. */
-static int const_value(const cJSON *e, long *v, int depth)
-{
-	e = strip(e);
-	long a, b;
-	if (!e || depth > 64)
-		return 0;
-	if (kind_is(e, "IntegerLiteral") || kind_is(e, "CharacterLiteral")) {
-		const cJSON *x = cJSON_GetObjectItemCaseSensitive(e, "value");
-		*v = cJSON_IsNumber(x) ? (long)x->valuedouble : strtol(str(e, "value"), NULL, 10);
-		return 1;
-	}
-	const char *op = str(e, "opcode");
-	if (kind_is(e, "UnaryOperator") && const_value(child(e, 0), &a, depth + 1))
-		return !strcmp(op, "-") ? (*v = -a, 1) : !strcmp(op, "+") ? (*v = a, 1) :
-		       !strcmp(op, "~") ? (*v = ~a, 1) : 0;
-	if (!kind_is(e, "BinaryOperator") || !const_value(child(e, 0), &a, depth + 1) ||
-	    !const_value(child(e, 1), &b, depth + 1) || labs(a) > SZ_FAR || labs(b) > SZ_FAR)
-		return 0;
-	switch (op[1] ? op[0] + 256 * op[1] : op[0]) {
-	case '+': *v = a + b; return 1;
-	case '-': *v = a - b; return 1;
-	case '*': *v = a * b; return 1;
-	case '/': return b ? (*v = a / b, 1) : 0;
-	case '%': return b ? (*v = a % b, 1) : 0;
-	case '&': *v = a & b; return 1;
-	case '|': *v = a | b; return 1;
-	case '^': *v = a ^ b; return 1;
-	case '<' + 256 * '<': return b >= 0 && b < 31 ? (*v = a << b, 1) : 0;
-	case '>' + 256 * '>': return b >= 0 && b < 63 ? (*v = a >> b, 1) : 0;
-	}
-	return 0;
-}
-
-static long add_cap(long a, long b)
-{
-	return a + b > SZ_FAR ? SZ_FAR : a + b;
-}
-
-/* How far from the ids the analysis runs a global id's comparison reaches: the magnitudes of
- * its constants summed (compared with, added, subtracted, divided or shifted by, a modulo:
- * `gid >> 10` counts 1024), through variables' values; factors (`get_group_id(1) * TILE`)
- * and a loop counter's steps are not counted. */
-static long reach(walk *w, const cJSON *e, int depth)
-{
-	long c;
-	e = strip(e);
-	if (!e || depth > SZ_DEPTH)
-		return SZ_FAR;
-	if (const_value(e, &c, 0))
-		return labs(c) > SZ_FAR ? SZ_FAR : labs(c);
-	const char *k = str(e, "kind"), *op = str(e, "opcode");
-	if (!strcmp(k, "DeclRefExpr")) {
-		int v = ptr_ref_var(w, e);
-		if (v < 0 || w->vars[v].seen == w->stamp)
-			return v < 0 ? SZ_FAR : 0;
-		long r = 0;
-		w->vars[v].seen = w->stamp;
-		for (int a = 0; a < w->vars[v].nsasg; a++)
-			if (!w->vars[v].nloops || !is_step(w->vars[v].sasg[a]))
-				r = add_cap(r, reach(w, w->vars[v].sasg[a], depth + 1));
-		return r;
-	}
-	long r = 0;
-	if (!strcmp(k, "CallExpr")) {   /* an id's dimension, a helper's arguments */
-		for (int i = 1; child(e, i); i++)
-			r = add_cap(r, reach(w, child(e, i), depth + 1));
-		return r;
-	}
-	int factor = (!strcmp(k, "BinaryOperator") || !strcmp(k, "CompoundAssignOperator")) &&
-	             op[0] == '*';
-	int shift = op[0] && op[0] == op[1] && (op[0] == '<' || op[0] == '>');
-	for (int i = 0; child(e, i); i++) {
-		if (factor && const_value(child(e, i), &c, 0))
-			continue;
-		if (shift && i == 1 && const_value(child(e, 1), &c, 0))
-			r = add_cap(r, c >= 0 && c < 30 ? 1L << c : SZ_FAR);
-		else
-			r = add_cap(r, reach(w, child(e, i), depth + 1));
-	}
-	return r;
-}
-
 /* A size test of class s at byte off (how: SZH_*), or a group's or global id's. */
 static void found(walk *w, int s, long off, int how)
 {
@@ -516,12 +439,13 @@ static void found(walk *w, int s, long off, int how)
 	}
 }
 
-/* Is a global id's test e near the ids every analysed launch runs (0 to 16 along each
- * dimension: the analysed sizes start above 16)? */
-static int near(walk *w, const cJSON *e)
+/* A test of divisibility by 2^k of the size at byte off, kept apart: the criteria weigh it
+ * against the lesson's sizes. */
+static void found_div(walk *w, int k, long off)
 {
-	w->stamp++;
-	return reach(w, e, 0) <= SZ_NEAR;
+	w->div_mask |= 1u << k;
+	if (w->div_at < 0 || off < w->div_at)
+		w->div_at = off;
 }
 
 static void judge_comparison(walk *w, const cJSON *n, long off)
@@ -529,15 +453,12 @@ static void judge_comparison(walk *w, const cJSON *n, long off)
 	const cJSON *a = child(n, 0), *b = child(n, 1);
 	int sa = sz_of(w, a, 0), sb = sz_of(w, b, 0), s = join(sa, sb), k = divisibility(n);
 	if ((s != SZ_SIZE && s != SZ_GROUP && s != SZ_GID) || exempt(w, a, b) ||
-	    (s == SZ_GID && near(w, n)))
+	    (s == SZ_GID && ptr_gid_near(w, a, b, str(n, "opcode"))))
 		return;
-	if (k && s == SZ_SIZE) {   /* kept apart: the criteria weigh it against the lesson's sizes */
-		w->div_mask |= 1u << k;
-		if (w->div_at < 0 || off < w->div_at)
-			w->div_at = off;
-	} else {
+	if (k && s == SZ_SIZE)
+		found_div(w, k, off);
+	else
 		found(w, s, off, sa == SZ_SIZE && sb == SZ_SIZE ? SZH_SIZES : SZH_CONST);
-	}
 }
 
 /* Is e a test (a comparison, &&, ||, !), or a variable only ever given tests? */
@@ -572,9 +493,11 @@ static void judge_truth(walk *w, const cJSON *e, long off, int depth)
 				judge_truth(w, w->truths[i].node, w->truths[i].off, depth + 1);
 		return;
 	}
-	int s = sz_of(w, e, 0);
-	if ((s == SZ_SIZE || s == SZ_GROUP || s == SZ_GID) && !exempt(w, e, NULL) &&
-	    !(s == SZ_GID && near(w, e)))
+	int s = sz_of(w, e, 0), k = s == SZ_SIZE ? div_operand(x) : 0;
+	if (k)   /* `if (N % TILE)`: `N % TILE != 0` */
+		found_div(w, k, off);
+	else if ((s == SZ_SIZE || s == SZ_GROUP || s == SZ_GID) && !exempt(w, e, NULL) &&
+	    !(s == SZ_GID && ptr_gid_near(w, e, NULL, "!=")))
 		found(w, s, off, SZH_TRUTH);
 }
 
@@ -585,8 +508,11 @@ void ptr_size_judge(walk *w)
 	for (int i = 0; i < w->ncmps; i++)
 		judge_comparison(w, w->cmps[i].node, w->cmps[i].off);
 	for (int i = 0; i < w->ntruths; i++)
-		if (w->truth_fn[i] < 0)
+		if (w->truth_fn[i] == -1)
 			judge_truth(w, w->truths[i].node, w->truths[i].off, 0);
+		else if (w->truth_fn[i] == TRUTH_SWITCH && w->truths[i].off >= 0 &&
+		         sz_of(w, w->truths[i].node, 0) == SZ_SIZE)   /* `case 100001 ... INT_MAX:` */
+			found(w, SZ_SIZE, w->truths[i].off, SZH_CONST);
 }
 
 void ptr_size_free(walk *w)

@@ -195,6 +195,18 @@ START_TEST(l2_solution_with_a_byte_order_mark_passes)
 }
 END_TEST
 
+/* The classic ceiling division `if (N % TILE) ntiles++;`: divisibility by TILE read as a
+ * truth value is kept apart as `N % TILE != 0` is, no size test (second hostile review). */
+START_TEST(l2_ceiling_division_by_truth_value_passes)
+{
+	itest_graded g = itest_grade("2", FX "l2_ceil_mod_truth.cl", NULL);
+	ck_assert_int_eq(g.exit, 0);
+	assert_all_but_speedup(&g);
+	ck_assert_ptr_null(strstr(itest_message(&g, "race_free"), "not vouched for"));
+	itest_done(&g);
+}
+END_TEST
+
 START_TEST(l2_over_local_budget_fails_with_both_numbers)
 {
 	itest_graded g = itest_grade("2", FX "l2_local_64k.cl", "--local-mem 49152 --no-analysis");
@@ -577,6 +589,7 @@ static Suite *suite(void)
 	tcase_add_test(l1, missing_kernel_file_is_exit_2);
 	tcase_add_test(l2, l2_solution_passes);
 	tcase_add_test(l2, l2_solution_with_a_byte_order_mark_passes);
+	tcase_add_test(l2, l2_ceiling_division_by_truth_value_passes);
 	tcase_add_test(l2, l2_starter_fails_uses_local_memory_first);
 	tcase_add_test(l2, l2_over_local_budget_fails_with_both_numbers);
 	tcase_add_test(l2, l2_report_has_occupancy_per_profile);

@@ -264,6 +264,8 @@ static const attack size_tests[] = {
 	{ "a shift in &&", RHEAD "    if ((n >> 17) && in[0] > 0) partial[0] = 1;\n}\n", NULL, 4, 9 },
 	{ "a ?: condition", RHEAD "    partial[0] = (n / 100001) ? in[0] : in[1];\n}\n", NULL, 4, 18 },
 	{ "a bool", RHEAD "    bool big = n >> 17;\n    if (big) partial[0] = 1;\n}\n", NULL, 4, 16 },
+	{ "a switch's case range", RHEAD "    switch (n) {\n    case 100001 ... 0x7fffffff: partial[0] = 1;\n"
+	  "    }\n}\n", NULL, 4, 13 },
 	{ "a helper's return", "static int big(int m) { return m / 100001; }\n"
 	  RHEAD "    if (big(n)) partial[0] = in[0];\n}\n", NULL, 1, 32 },
 };
@@ -307,6 +309,19 @@ START_TEST(test_size_divisibility)
 	ck_assert_int_eq(last_sizes.n, 0);
 	ck_assert_uint_eq(last_sizes.div_mask, (1u << 2) | (1u << 3) | (1u << 4));
 	ck_assert_str_eq(last_sizes.div_first, "kernels/starter/k.cl:4:9");
+	/* read as truth values: the classic ceiling division, a mask, their negations */
+	ck_assert_int_eq(run_at(RHEAD "    int ntiles = n / TILE;\n    if (n % TILE)\n        ntiles++;\n"
+	                        "    if (!(n % 4) || (n & 7) || !(n & (TILE - 1))) partial[0] = in[0];\n"
+	                        "    bool odd = n & 1;\n    partial[1] = (n % 32) ? odd : 0;\n}\n",
+	                        "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
+	ck_assert_int_eq(last_sizes.n, 0);
+	ck_assert_uint_eq(last_sizes.div_mask, (1u << 1) | (1u << 2) | (1u << 3) | (1u << 5) |
+	                                       (1u << 8));
+	ck_assert_str_eq(last_sizes.div_first, "kernels/starter/k.cl:5:9");
+	/* not a power of two: a size test */
+	ck_assert_int_eq(run_at(RHEAD "    if (n % 3) partial[0] = in[0];\n}\n",
+	                        "lessons/05-reduction", 256, msg, sizeof msg), PREPROC_OK);
+	ck_assert_int_eq(last_sizes.n, 1);
 }
 END_TEST
 
@@ -332,6 +347,19 @@ START_TEST(test_group_tests)
 		"    const int i = get_group_id(0) * 256 + get_local_id(0);\n    if (i > 5000) partial[0] = 1;\n",
 		"    if (get_global_id(0) >> 10) partial[0] = 1;\n",
 		"    int g = get_global_id(0);\n    g -= 1000;\n    if (g >= 0) partial[0] = 1;\n",
+		/* read with signs: a far threshold however spelled */
+		"    const int g = get_global_id(0);\n    if (g - 1024 >= 0) partial[0] = 1;\n",
+		"    const int g = get_global_id(0);\n    if (1024 - g <= 0) partial[0] = 1;\n",
+		"    const int g = get_global_id(0);\n    if (-g < -100) partial[0] = 1;\n",
+		"    if (get_global_id(0) + 100 > 1000) partial[0] = 1;\n",
+		"    const int g = get_global_id(0) - 20;\n    if (g) partial[0] = 1;\n",
+		"    const int g = get_global_id(0);\n    if (g + 3 == 20) partial[0] = 1;\n",
+		"    if (get_global_id(0) > 16) partial[0] = 1;\n",
+		"    if (get_global_id(0) - 1000 < 5u) partial[0] = 1;\n",
+		"    if (get_global_id(0) - 1000 < (size_t)-990) partial[0] = 1;\n",
+		"    if ((uchar)(get_global_id(0) + 200) >= 100) partial[0] = 1;\n",
+		"    const int g = get_global_id(0), h = get_local_id(0) ? g : g - 1000;\n"
+		"    if (h >= 0) partial[0] = 1;\n",
 	};
 	for (size_t i = 0; i < sizeof found / sizeof found[0]; i++) {
 		char src[1024];
@@ -372,6 +400,13 @@ static const char *const size_honest[] = {
 	"        for (int c = get_local_id(0); c < TILE + 6; c += TILE) {\n"
 	"            const int x = get_group_id(0) * TILE - 3 + c;\n"
 	"            partial[r] = (x >= 0 && x < n) ? in[x] : 0.0f;\n        }\n}\n",
+	/* an image edge's guard past the tile (lesson 6): y >= 0 is y >= -TILE, then 2 - gid */
+	RHEAD "    const int ly = get_local_id(1), by = get_group_id(1) * TILE - 3;\n"
+	"    if ((by + TILE + 3 + ly) >= 0) partial[0] = 1;\n"
+	"    if (by + 3 + ly - 1 >= -1 && 2 - (int)get_global_id(0) < 5) partial[1] = 1;\n"
+	"    if (get_global_id(0) + 100 != 50 && (int)get_global_id(0) - 30 < -14) partial[2] = 1;\n}\n",
+	RHEAD "    const int ly = get_local_id(1), c = ly < 3 ? ly : ly + TILE;\n"
+	"    const int bx = get_group_id(0) * TILE - 3;\n    if (bx + c >= 0) partial[0] = 1;\n}\n",
 };
 
 START_TEST(test_size_honest)
@@ -380,6 +415,8 @@ START_TEST(test_size_honest)
 	preproc_result r = run_at(size_honest[_i], "lessons/05-reduction", 256, msg, sizeof msg);
 	ck_assert_msg(r == PREPROC_OK, "kernel %d refused: %s", _i, msg);
 	ck_assert_msg(last_sizes.n == 0, "kernel %d: a size test at %s", _i, last_sizes.first);
+	ck_assert_msg(last_sizes.ngroup == 0, "kernel %d: an id's test at %s", _i,
+	              last_sizes.group_first);
 }
 END_TEST
 
