@@ -28,7 +28,6 @@ typedef struct check_ctx {
 	long declared_at[LESSON_MAX_TILES]; /* the same at each TILE of a sweep */
 	int model;                /* analysis: the GPU time model's launches after the analysed
 	                             ones (gpum_run.c); 2: all but the baseline's (kept) */
-	int model_only;           /* analysis: the model's launches alone (check_an_model_control) */
 } check_ctx;
 
 /* The preprocessed text for TILE=tile ("" when there is none: an empty program fails). */
