@@ -11,7 +11,7 @@
 #   make test                      Check unit tests + integration tests but the fixture corpora (in build/pristine), as
 #                                  many test binaries at once as there are cores (J=N to change)
 #   make test T=test_batch         build and run one test binary (T=batch works too)
-#   make test-slow                 the fixture corpora (CI runs them after make test)
+#   make test-slow                 the fixture corpora, HTML, Gradescope, Slurm (CI runs them too)
 #   make test-all                  make test and make test-slow in one run
 #   make bench                     wall time of `make check` per lesson (median of runs), and
 #                                  batch throughput (lesson 3, 40 submissions, -j 2)
@@ -184,14 +184,16 @@ watch: all
 # test binaries at once (default: the number of cores), each one's output kept and printed
 # in the order given, then the closing "N passed, M failed" line.  T=name runs one binary
 # (T=test_batch or T=batch).
-# Two tiers.  `make test` is every binary but the fixture corpora: the unit tests and every
-# subsystem's integration test (each lesson's solution and starter, a table of broken kernels
-# per lesson, the trust boundary, batch, Gradescope, Slurm, HTML), within 3 minutes on 2 cores.
-# `make test-slow` is the corpora: every fixture's clauses (lessons 1-7), lesson 5's predicted-
-# speed families, the analysis at edge sizes, each kernel's __local bytes on PoCL.  CI
-# (.ci/run) runs both; `make test-all` runs both in one schedule.
+# Two tiers.  `make test` is the unit tests and the grader's own integration tests (each
+# lesson's solution and starter, a table of broken kernels per lesson, the trust boundary,
+# the sandbox, batch, watch, the hints), within 3 minutes on 2 cores.  `make test-slow` is
+# the fixture corpora (every fixture's clauses, lessons 1-7; lesson 5's predicted-speed
+# families; the analysis at edge sizes; each kernel's __local bytes on PoCL) and the tests
+# of the systems around the grader (the HTML pages in Chromium, the Gradescope bundle, a
+# Slurm cluster).  CI (.ci/run) runs both; `make test-all` runs both in one schedule.
 ALL_TESTS  := $(UNIT_TESTS) $(INT_TESTS)
-SLOW_TESTS := $(addprefix $(BUILD)/tests/test_,fixtures fixtures67 reduction edges localmem_pocl)
+SLOW_TESTS := $(addprefix $(BUILD)/tests/test_,fixtures fixtures67 reduction edges localmem_pocl \
+                html gradescope slurm)
 FAST_TESTS := $(filter-out $(SLOW_TESTS),$(ALL_TESTS))
 ifneq ($(T),)
 RUN_TESTS := $(filter $(foreach t,$(T),$(BUILD)/tests/$(t) $(BUILD)/tests/test_$(t)),$(ALL_TESTS))
