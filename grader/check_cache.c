@@ -89,6 +89,23 @@ void check_cache_seed(const check_opts *o, const devrun_src *s, const confine_po
 	close(fd);
 }
 
+void check_cache_seed_copy(const devrun_src *s)
+{
+	char seed[4200], lock[4300];
+	if (cache_folder("pocl-seed", 64LL << 20, seed, sizeof seed) != 0)
+		return;
+	snprintf(lock, sizeof lock, "%s/.lock", seed);
+	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	sandbox_copytree(seed, s->pocl_cache);
+	flock(fd, LOCK_UN);
+	close(fd);
+}
+
 void check_cache_make(const char *tmp, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s/pocl", tmp);

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "check_cache.h"
 #include "check_dev.h"
 #include "check_sum.h"
 #include "check_prep.h"
@@ -184,11 +185,20 @@ int check_dev_control(const check_opts *o, const check_ctx *c, const check_confi
 	char *sol = check_prep_solution(o);
 	if (!sol)
 		return -1;
+	/* a cache of its own, a copy of the seed as the kernel's probe had it: what the
+	 * kernel's probe compiled before its limit ended it (kept in the check's cache) made the
+	 * solution's build fit the limit the kernel's had not, and the solution itself, graded
+	 * with a cold cache and --timeout 0.6, failed builds (test_attack2) */
+	char cache[4300];
+	snprintf(cache, sizeof cache, "%s/control", c->pocl_cache);
+	mkdir(cache, 0700);
 	check_ctx k = *c;
+	k.pocl_cache = cache;
 	for (int i = 0; i < k.npre; i++)
 		k.pre[i] = sol, k.pre_err[i] = NULL;
 	devrun_src s;
 	check_dev_source(&k, &s, NULL);
+	check_cache_seed_copy(&s);
 	sandbox_status st;
 	devrun_probe *pr = check_dev_probe(o, &s, &cc->run_pol, &st, NULL, NULL);
 	int ok = pr && st.end == SANDBOX_EXITED && st.code == 0 && pr->b[0].kernel_found;

@@ -121,7 +121,12 @@ START_TEST(probe_ended_by_its_limit_is_not_a_build_failure)
 	ck_assert_int_eq(system(cmd), 0);
 	ck_assert_msg(strcmp(status(&g, "builds"), "fail") != 0, "the solution failed builds: %s",
 	              message(&g, "builds"));
-	ck_assert_msg(g.exit != 1, "exit 1 for the solution: %s", message(&g, "builds"));
+	/* When the probe makes it, the run child's launch-time builds (PoCL's work-group functions)
+	 * still count against its limit: 0.6 s may end them, and runs fails "while building the
+	 * kernel" (GUIDE, Known limitations).  Any other exit 1 is a wrong verdict. */
+	ck_assert_msg(g.exit != 1 || (strcmp(status(&g, "runs"), "fail") == 0 &&
+	                              strstr(message(&g, "runs"), "while building the kernel")),
+	              "exit 1 for the solution: %s / %s", message(&g, "builds"), message(&g, "runs"));
 	itest_done(&g);
 }
 END_TEST
