@@ -320,9 +320,10 @@ const kind kind_stencil2d = {
 		                "for every halo cell outside the image: the last groups may be "
 		                "partial",
 		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach the barrier after "
-		                      "the staging, also those outside the image: keep the barrier "
-		                      "outside every if, and guard only the loads of in and the store "
-		                      "to out",
+		                      "the staging, also those outside the image, and as often: keep "
+		                      "the barrier out of every if and out of the staging loops (their "
+		                      "trip counts differ between work-items: put it after the loops), "
+		                      "and guard only the loads of in and the store to out",
 		[KS_STORE_OWN] = " (out[row * cols + col], its box added from the staged block)",
 		[KS_SCALE] = "every output equal to its reference (the inputs are multiples of 2^-8, "
 		             "so every correct sum is exact)",
