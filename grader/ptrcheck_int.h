@@ -29,12 +29,15 @@ typedef struct var {
 	int varying;             /* a counter of a loop whose trip count is not a constant */
 	int size;                /* SZ_*: what its value depends on */
 	int seen;                /* ptrcheck_size.c reach(): visited in this pass */
+	int ndecay, nsub;        /* an array's decays to a pointer, and those a subscript's */
 } var;
 
 /* What a value depends on (ptrcheck_size.c): something else (memory, a mix), constants only,
  * the problem's size and constants only, a group's id, a local id, a global id (a group's id
- * and a local one), and nothing yet (while settling). */
-enum { SZ_OTHER, SZ_CONST, SZ_SIZE, SZ_GROUP, SZ_LOCAL, SZ_GID, SZ_NONE };
+ * and a local one), nothing yet (while settling), and what the search cannot tell (a
+ * variable whose address is taken, a private pointer's target, get_global_offset()): with
+ * a size it is a size, never an honest bound. */
+enum { SZ_OTHER, SZ_CONST, SZ_SIZE, SZ_GROUP, SZ_LOCAL, SZ_GID, SZ_NONE, SZ_UNKNOWN };
 
 /* How a size test reads (ptrcheck.h ptrcheck_sizes.how): the size with a constant, two sizes
  * with each other, a size-made value as a truth value; a group's id, a global id. */
@@ -185,6 +188,7 @@ static inline const cJSON *sz_strip(const cJSON *e)
  * arithmetic), or 0; is a global id's comparison `a op b` (b NULL: a read as a truth value)
  * near the ids every analysed launch runs, so that they answer it as a GPU's would? */
 int ptr_const_value(const cJSON *e, long *v, int depth);
+long ptr_gid_reach(walk *w, const cJSON *a, const cJSON *b);
 int ptr_gid_near(walk *w, const cJSON *a, const cJSON *b, const char *op);
 
 #endif

@@ -246,14 +246,18 @@ static long threshold(walk *w, const cJSON *a, const cJSON *b, const char *op)
 	return above ? t + 1 : t;   /* X > t is X >= t + 1, X <= t is X < t + 1 */
 }
 
+/* The magnitudes of the constants of `a op b` summed (b NULL: a alone). */
+long ptr_gid_reach(walk *w, const cJSON *a, const cJSON *b)
+{
+	w->stamp++;
+	long r = reach(w, a, 0);
+	return b ? add_cap(r, reach(w, b, 0)) : r;
+}
+
 int ptr_gid_near(walk *w, const cJSON *a, const cJSON *b, const char *op)
 {
 	long t = threshold(w, a, b, op);
 	if (t != NOT_SUM)
 		return t <= SZ_NEAR;
-	w->stamp++;
-	long r = reach(w, a, 0);
-	if (b)
-		r = add_cap(r, reach(w, b, 0));
-	return r <= SZ_NEAR;
+	return ptr_gid_reach(w, a, b) <= SZ_NEAR;
 }

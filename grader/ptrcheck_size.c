@@ -150,12 +150,50 @@ static void note_truths(walk *w, const cJSON *n, const char *k, const char *op)
 	}
 }
 
+/* The local array a subscript's base names (`a[i]`, decayed), or -1. */
+static int array_var(walk *w, const cJSON *base)
+{
+	base = strip(base);
+	int v = base ? ptr_ref_var(w, base) : -1;
+	return v >= 0 && strchr(type_of(base), '[') ? v : -1;
+}
+
+/* The variable a store to e writes: e itself, or the variable under a member (`d.n`), a
+ * vector's component (`v.x`) or a local array's element (`a[0]`). */
+static int store_var(walk *w, const cJSON *e)
+{
+	for (int d = 0; e && d < 16; d++) {
+		const char *k = str(e, "kind");
+		if (!strcmp(k, "ParenExpr") || !strcmp(k, "ExtVectorElementExpr") ||
+		    (!strcmp(k, "MemberExpr") && !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "isArrow"))))
+			e = child(e, 0);
+		else if (!strcmp(k, "ArraySubscriptExpr"))
+			return array_var(w, child(e, 0));
+		else
+			return ptr_ref_var(w, e);
+	}
+	return -1;
+}
+
+/* An array's decays to a pointer, and those that are a subscript's base: any other lets
+ * its elements be written unseen. */
+static void note_decay(walk *w, const cJSON *n, const char *k)
+{
+	int v = -1;
+	if (!strcmp(k, "ArraySubscriptExpr") && (v = array_var(w, child(n, 0))) >= 0)
+		w->vars[v].nsub++;
+	else if (!strcmp(str(n, "castKind"), "ArrayToPointerDecay") &&
+	         (v = ptr_ref_var(w, child(n, 0))) >= 0)
+		w->vars[v].ndecay++;
+}
+
 void ptr_size_note(walk *w, const cJSON *n, long off)
 {
 	const char *k = str(n, "kind"), *op = str(n, "opcode");
 	if (w->truth_pending)
 		place_truth(w, n, off);
 	note_truths(w, n, k, op);
+	note_decay(w, n, k);
 	if (strcmp(k, "FunctionDecl") == 0) {
 		note_function(w, n);
 	} else if (strcmp(k, "ParmVarDecl") == 0 || strcmp(k, "VarDecl") == 0) {
@@ -169,14 +207,14 @@ void ptr_size_note(walk *w, const cJSON *n, long off)
 		if (!param && child(n, 0) && is_expr(child(n, 0)))
 			note_value(w, v, child(n, 0));
 	} else if (strcmp(k, "BinaryOperator") == 0 && strcmp(op, "=") == 0) {
-		note_value(w, ptr_ref_var(w, child(n, 0)), child(n, 1));
+		note_value(w, store_var(w, child(n, 0)), child(n, 1));
 	} else if (strcmp(k, "BinaryOperator") == 0 && is_comparison(op)) {
 		note_defer(w, &w->cmps, &w->ncmps, &w->ccmps, n, off);
 	} else if (strcmp(k, "CompoundAssignOperator") == 0 ||
 	           (strcmp(k, "UnaryOperator") == 0 && (!strcmp(op, "++") || !strcmp(op, "--")))) {
-		note_value(w, ptr_ref_var(w, child(n, 0)), n);   /* `m += e` is `m = m + e` */
+		note_value(w, store_var(w, child(n, 0)), n);   /* `m += e` is `m = m + e` */
 	} else if (strcmp(k, "UnaryOperator") == 0 && !strcmp(op, "&")) {
-		int v = ptr_ref_var(w, child(n, 0));
+		int v = store_var(w, child(n, 0));
 		if (v >= 0)
 			w->vars[v].addr = 1;
 	} else if (strcmp(k, "CallExpr") == 0) {
@@ -190,6 +228,10 @@ static int join(int a, int b)
 {
 	if (a == SZ_NONE || b == SZ_NONE)
 		return a == SZ_NONE ? b : a;
+	if (a == SZ_UNKNOWN || b == SZ_UNKNOWN) {   /* with a size, a size; with an id, neither */
+		int o = a == SZ_UNKNOWN ? b : a;
+		return o == SZ_CONST || o == SZ_UNKNOWN ? SZ_UNKNOWN : o == SZ_SIZE ? SZ_SIZE : SZ_OTHER;
+	}
 	if (a == SZ_CONST || b == SZ_CONST)
 		return a == SZ_CONST ? b : a;
 	if (a == SZ_OTHER || b == SZ_OTHER || a == SZ_SIZE || b == SZ_SIZE)
@@ -213,9 +255,46 @@ static int sz_call(walk *w, const cJSON *e, int depth)
 	for (size_t i = 0; i < sizeof ids / sizeof ids[0]; i++)
 		if (!strcmp(name, ids[i].name))
 			return ids[i].sz;
+	if (!strcmp(name, "get_global_offset"))
+		return SZ_UNKNOWN;        /* the launch's, not the analysis' to tell */
 	if (!strncmp(name, "get_", 4) || !name[0])
 		return SZ_OTHER;          /* offsets, sub-groups; a call through anything but a name */
 	return sz_children(w, e, 1, depth);
+}
+
+static int sz_of(walk *w, const cJSON *e, int depth);
+
+/* A pointer's target: memory the kernel is given (__global, __local, __constant) is data;
+ * a private pointer's target is a variable the search cannot tell. */
+static int sz_target(const cJSON *p)
+{
+	const char *t = type_of(p);
+	return strstr(t, "__global") || strstr(t, "__local") || strstr(t, "__constant") ?
+	       SZ_OTHER : SZ_UNKNOWN;
+}
+
+/* A part of a value, or a value put together: a member (`d.n`), a vector's component, a
+ * local array's element (`a[0]`: the array's values with its index), a pointer's target, a
+ * statement expression's last value, an initializer list or a compound literal. */
+static int sz_part(walk *w, const cJSON *e, const char *k, int depth)
+{
+	if (!strcmp(k, "ArraySubscriptExpr")) {
+		int v = array_var(w, child(e, 0));
+		return v >= 0 ? join(w->vars[v].size, sz_of(w, child(e, 1), depth + 1)) :
+		       sz_target(child(e, 0));
+	}
+	if (!strcmp(k, "UnaryOperator") ||
+	    (!strcmp(k, "MemberExpr") && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "isArrow"))))
+		return sz_target(child(e, 0));
+	if (!strcmp(k, "MemberExpr") || !strcmp(k, "ExtVectorElementExpr"))
+		return sz_of(w, child(e, 0), depth + 1);
+	if (!strcmp(k, "StmtExpr")) {
+		const cJSON *c = child(e, 0), *last = NULL;
+		for (int i = 0; child(c, i); i++)
+			last = child(c, i);
+		return last && is_expr(last) ? sz_of(w, last, depth + 1) : SZ_OTHER;
+	}
+	return sz_children(w, e, 0, depth);
 }
 
 /* What expression e's value depends on. */
@@ -236,11 +315,17 @@ static int sz_of(walk *w, const cJSON *e, int depth)
 	}
 	if (!strcmp(k, "ParenExpr") || !strcmp(k, "ImplicitCastExpr") || !strcmp(k, "CStyleCastExpr"))
 		return strchr(type_of(e), '*') ? SZ_OTHER : sz_of(w, child(e, 0), depth + 1);
+	if (!strcmp(k, "ArraySubscriptExpr") || !strcmp(k, "MemberExpr") ||
+	    !strcmp(k, "ExtVectorElementExpr") || !strcmp(k, "StmtExpr") ||
+	    !strcmp(k, "InitListExpr") || !strcmp(k, "CompoundLiteralExpr") ||
+	    !strcmp(k, "ParenListExpr") || (!strcmp(k, "UnaryOperator") && !strcmp(op, "*")))
+		return sz_part(w, e, k, depth);
 	if (strcmp(k, "UnaryOperator") == 0)   /* ++ and --: a step's value, `m + 1` */
 		return op[0] && strchr("-+!~", op[0]) && (!op[1] || op[1] == op[0]) ?
 		       sz_of(w, child(e, 0), depth + 1) : SZ_OTHER;
 	if (strcmp(k, "BinaryOperator") == 0)
-		return !strcmp(op, "=") || !strcmp(op, ",") ? SZ_OTHER : sz_children(w, e, 0, depth);
+		return !strcmp(op, "=") || !strcmp(op, ",") ? sz_of(w, child(e, 1), depth + 1) :
+		       sz_children(w, e, 0, depth);
 	if (strcmp(k, "ConditionalOperator") == 0 || strcmp(k, "CompoundAssignOperator") == 0)
 		return sz_children(w, e, 0, depth);
 	if (strcmp(k, "CallExpr") == 0)
@@ -335,7 +420,7 @@ static void settle(walk *w)
 			var *v = &w->vars[i];
 			if (v->kernel_size || v->pointer)
 				continue;
-			int s = v->addr ? SZ_OTHER : SZ_NONE;
+			int s = v->addr || v->ndecay > v->nsub ? SZ_UNKNOWN : SZ_NONE;
 			for (int a = 0; a < v->nsasg && s != SZ_OTHER; a++)
 				s = join(s, sz_of(w, v->sasg[a], 0));
 			v->varying = v->nloops && trips_vary(w, v);
@@ -448,12 +533,39 @@ static void found_div(walk *w, int k, long off)
 		w->div_at = off;
 }
 
+/* Does e use the work-group's size (`get_global_id(0) / get_local_size(0)`: a group's id)? */
+static int has_group_size(walk *w, const cJSON *e, int depth)
+{
+	if (!e || depth > SZ_DEPTH)
+		return 0;
+	const char *name = kind_is(e, "CallExpr") ? str(callee(e), "name") : "";
+	if (!strcmp(name, "get_local_size") || !strcmp(name, "get_enqueued_local_size"))
+		return 1;
+	int v = kind_is(e, "DeclRefExpr") ? ptr_ref_var(w, e) : -1;
+	for (int a = 0; v >= 0 && a < w->vars[v].nsasg && depth < 8; a++)
+		if (w->vars[v].sasg[a] != e && has_group_size(w, w->vars[v].sasg[a], depth + 8))
+			return 1;
+	for (int i = 0; child(e, i); i++)
+		if (has_group_size(w, child(e, i), depth + 1))
+			return 1;
+	return 0;
+}
+
+/* A global id's test: far beyond the analysed ids, or, scaled by the group's size, a
+ * group's id with a constant other than 0 and 1 (`gid >= 4 * get_local_size(0)`). */
+static int gid_near(walk *w, const cJSON *a, const cJSON *b, const char *op)
+{
+	if (has_group_size(w, a, 0) || (b && has_group_size(w, b, 0)))
+		return ptr_gid_reach(w, a, b) <= 1;
+	return ptr_gid_near(w, a, b, op);
+}
+
 static void judge_comparison(walk *w, const cJSON *n, long off)
 {
 	const cJSON *a = child(n, 0), *b = child(n, 1);
 	int sa = sz_of(w, a, 0), sb = sz_of(w, b, 0), s = join(sa, sb), k = divisibility(n);
 	if ((s != SZ_SIZE && s != SZ_GROUP && s != SZ_GID) || exempt(w, a, b) ||
-	    (s == SZ_GID && ptr_gid_near(w, a, b, str(n, "opcode"))))
+	    (s == SZ_GID && gid_near(w, a, b, str(n, "opcode"))))
 		return;
 	if (k && s == SZ_SIZE)
 		found_div(w, k, off);
@@ -497,7 +609,7 @@ static void judge_truth(walk *w, const cJSON *e, long off, int depth)
 	if (k)   /* `if (N % TILE)`: `N % TILE != 0` */
 		found_div(w, k, off);
 	else if ((s == SZ_SIZE || s == SZ_GROUP || s == SZ_GID) && !exempt(w, e, NULL) &&
-	    !(s == SZ_GID && ptr_gid_near(w, e, NULL, "!=")))
+	    !(s == SZ_GID && gid_near(w, e, NULL, "!=")))
 		found(w, s, off, SZH_TRUTH);
 }
 

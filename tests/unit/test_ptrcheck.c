@@ -268,6 +268,24 @@ static const attack size_tests[] = {
 	  "    }\n}\n", NULL, 4, 13 },
 	{ "a helper's return", "static int big(int m) { return m / 100001; }\n"
 	  RHEAD "    if (big(n)) partial[0] = in[0];\n}\n", NULL, 1, 32 },
+	/* the third review: a size with what the search cannot tell is a size */
+	{ "the comma operator", RHEAD "    if ((0, n) > 100000) partial[0] = 1;\n}\n", NULL, 4, 9 },
+	{ "an assignment's value", RHEAD "    int m;\n    if ((m = n) > 100000) partial[0] = 1;\n}\n",
+	  NULL, 5, 9 },
+	{ "a compound literal", RHEAD "    if ((int){ n } > 100000) partial[0] = 1;\n}\n", NULL, 4, 9 },
+	{ "a statement expression", RHEAD "    if (({ n; }) > 100000) partial[0] = 1;\n}\n", NULL, 4, 9 },
+	{ "a vector's component", RHEAD "    const int2 v = (int2)(n, 0);\n    if (v.x > 100000) partial[0] = 1;\n}\n",
+	  NULL, 5, 9 },
+	{ "a struct's member", "struct d { int n; };\n" RHEAD "    struct d s;\n    s.n = n;\n"
+	  "    if (s.n > 100000) partial[0] = 1;\n}\n", NULL, 7, 9 },
+	{ "a private array's element", RHEAD "    int a[2] = { 0, 0 };\n    a[1] = n;\n"
+	  "    if (a[1] > 100000) partial[0] = 1;\n}\n", NULL, 6, 9 },
+	{ "a __constant table", "__constant int LIM[1] = { 100000 };\n" RHEAD
+	  "    if (n > LIM[0]) partial[0] = 1;\n}\n", NULL, 5, 9 },
+	{ "an address-taken limit", RHEAD "    int lim = 100000;\n    int *p = &lim;\n    *p += 0;\n"
+	  "    if (n > lim) partial[0] = 1;\n}\n", NULL, 7, 9 },
+	{ "the global offset", RHEAD "    if (n > 100000 + (int)get_global_offset(0)) partial[0] = 1;\n}\n",
+	  NULL, 4, 9 },
 };
 
 /* Two sizes compared with each other: found, and said so (how 1); a truth value: how 2. */
@@ -346,6 +364,8 @@ START_TEST(test_group_tests)
 		"    int q = get_group_id(0);\n    q += 0;\n    if (q >= 4) partial[0] = 1;\n",
 		"    const int i = get_group_id(0) * 256 + get_local_id(0);\n    if (i > 5000) partial[0] = 1;\n",
 		"    if (get_global_id(0) >> 10) partial[0] = 1;\n",
+		"    if (get_global_id(0) / get_local_size(0) >= 4) partial[0] = 1;\n",
+		"    const int g = get_global_id(0) / get_enqueued_local_size(0);\n    if (g == 3) partial[0] = 1;\n",
 		"    int g = get_global_id(0);\n    g -= 1000;\n    if (g >= 0) partial[0] = 1;\n",
 		/* read with signs: a far threshold however spelled */
 		"    const int g = get_global_id(0);\n    if (g - 1024 >= 0) partial[0] = 1;\n",
@@ -407,6 +427,13 @@ static const char *const size_honest[] = {
 	"    if (get_global_id(0) + 100 != 50 && (int)get_global_id(0) - 30 < -14) partial[2] = 1;\n}\n",
 	RHEAD "    const int ly = get_local_id(1), c = ly < 3 ? ly : ly + TILE;\n"
 	"    const int bx = get_group_id(0) * TILE - 3;\n    if (bx + c >= 0) partial[0] = 1;\n}\n",
+	/* loads, members and parts of what ids or data make, against sizes */
+	RHEAD "    if (in[0] < n && *in > 0.5f) partial[0] = 1;\n"
+	"    const float4 v = vload4(get_global_id(0), in);\n    if (v.x < n) partial[1] = v.y;\n"
+	"    int a[2] = { get_global_id(0), 0 };\n    if (a[0] < n) partial[2] = 1;\n}\n",
+	RHEAD "    __local float s[64];\n    s[get_local_id(0)] = in[get_global_id(0)];\n"
+	"    if (s[0] > n || (int)get_global_id(0) < (int)get_local_size(0)) partial[0] = 1;\n"
+	"    if (get_global_id(0) / get_local_size(0) == 1) partial[1] = 1;\n}\n",
 };
 
 START_TEST(test_size_honest)
