@@ -632,7 +632,7 @@ void crit_eval(const check_opts *o, const char *source, check_report *rep)
 		if (check_crit_find(rep, CRIT_USES_LOCAL))
 			crit_local(o, rep);
 		if (check_crit_find(rep, CRIT_CONFLICT_FREE))
-			crit_conflicts(o, rep);
+			crit_conflicts(o, source, rep);
 		if (check_crit_find(rep, CRIT_COALESCED))
 			crit_coalesced(o, rep);
 		if (check_crit_find(rep, CRIT_SPEEDUP))

@@ -34,7 +34,7 @@ void crit_correct_analysis_wrong(const check_opts *o, check_report *rep, int don
 void crit_memory(const check_opts *o, const char *source, check_report *rep);
 void crit_races(const check_opts *o, const char *source, check_report *rep);
 void crit_local(const check_opts *o, check_report *rep);
-void crit_conflicts(const check_opts *o, check_report *rep);
+void crit_conflicts(const check_opts *o, const char *source, check_report *rep);
 void crit_coalesced(const check_opts *o, check_report *rep);
 
 #endif

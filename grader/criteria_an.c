@@ -8,6 +8,7 @@
 
 #include "bank.h"
 #include "criteria.h"
+#include "diag.h"
 #include "trace.h"
 
 /* Does line `line` of source hold a conditional expression (`c ? a : b`): a guard of its own
@@ -502,10 +503,13 @@ void crit_local(const check_opts *o, check_report *rep)
 /* The fix that works for the worst site's pattern (bank.h), from the lane stride of one warp
  * and from a conflict-free access to the same variable (a transpose's other side: swapping
  * this site's indices would only move the conflict there). */
-static void conflict_fix(const lesson *l, const check_site *w, int banks, int wrong, char *buf,
-                         size_t len)
+static void conflict_fix(const lesson *l, const char *source, const check_site *w, int banks,
+                         int wrong, char *buf, size_t len)
 {
-	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), l->kind->tile_2d,
+	/* swapping "its two indices" only where the access has two: a flat tile[r * W + c] has
+	 * one (m3_l3_flat_pad_mismatch, a mutation review's kernel, was told to swap them) */
+	int swap = l->kind->tile_2d && diag_subscripts(source, w->line, w->variable) != 1;
+	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), swap,
 	                     wrong, w->access[0] ? w->access : NULL };
 	if (w->row_step)   /* the warp's get_local_id(1) lines meet in the banks (bank.h) */
 		bank_fix_rows(w->row_step, banks, w->tile, w->nlanes, w->variable, buf, len);
@@ -533,7 +537,7 @@ static void conflict_tiles(const check_report *rep, int tile, char *msg, size_t 
 		snprintf(msg + k, len - k, ")");
 }
 
-void crit_conflicts(const check_opts *o, check_report *rep)
+void crit_conflicts(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_CONFLICT_FREE);
 	const check_analysis *an = &rep->an;
@@ -554,7 +558,8 @@ void crit_conflicts(const check_opts *o, check_report *rep)
 	}
 	char fix[400];
 	const check_crit *cc = check_crit_find(rep, CRIT_CORRECT);
-	conflict_fix(o->l, w, bp ? bp->banks : 32, cc && cc->status == CRIT_FAIL, fix, sizeof fix);
+	conflict_fix(o->l, source, w, bp ? bp->banks : 32, cc && cc->status == CRIT_FAIL, fix,
+	             sizeof fix);
 	if (w->n_way > lesson_conflict_max(o->l))
 		crit_set(c, CRIT_FAIL, fix,
 		    "%s:%d:%d: %s of %s is %d-way bank-conflicted on %s (lanes of one warp hit the same "

@@ -475,6 +475,27 @@ static int each_barrier(const char *source, barrier_fn fn, void *arg)
 	return r;
 }
 
+int diag_subscripts(const char *source, int line, const char *name)
+{
+	char text[1024];
+	int most = 0;
+	source_line(source, line, text, sizeof text);
+	for (const char *p = text; name[0] && (p = find_word(text, p, name)) != NULL; p++) {
+		const char *q = p + strlen(name);
+		int n = 0;
+		for (q += strspn(q, " \t"); *q == '['; q += strspn(q, " \t"), n++) {
+			int depth = 0;
+			do
+				depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+			while (*++q && depth > 0);
+			if (depth)
+				break;
+		}
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
 int diag_line_directive(const char *source)
 {
 	char *s = clean_source(source, 1);

@@ -55,6 +55,11 @@ int diag_signature(const char *const *names, int n_inputs, const diag_arg *args,
 /* 1 when the source (comments and strings aside) calls barrier() or work_group_barrier(). */
 int diag_has_barrier(const char *source);
 
+/* How many subscripts follow the array name on source line `line` (its most, over the
+ * line's uses: 2 for tile[r][c], 1 for a flat tile[r * W + c]), or 0 when the name is not
+ * subscripted there (a macro, a pointer to it, a helper). */
+int diag_subscripts(const char *source, int line, const char *name);
+
 /* Line of the first #line directive or GNU line marker (`# 40 "f.cl"`) of the source, as the
  * preprocessor reads it (line splices, comments, trigraphs, `%:`), or 0.  Such a directive
  * would move every location the compilers and the analysis report off the student's file. */

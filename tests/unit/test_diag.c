@@ -188,6 +188,20 @@ static const char *LINK_SRC =
 
 /* A #line directive in any spelling the preprocessor takes is found at its line; text that
  * only looks like one is not. */
+/* Subscripts after an array's name on a line: the most over its uses there. */
+START_TEST(subscripts_counted_per_line)
+{
+	const char *src = "x = tile[a][b];\ny = tile[r * (TILE + 1) + c];\nz = tile [f(i[0])] [j];\n"
+	                  "w = mytile[1][2] + tile_x[3];\nv = tile[i] + tile[j][k];\n";
+	ck_assert_int_eq(diag_subscripts(src, 1, "tile"), 2);
+	ck_assert_int_eq(diag_subscripts(src, 2, "tile"), 1);
+	ck_assert_int_eq(diag_subscripts(src, 3, "tile"), 2);
+	ck_assert_int_eq(diag_subscripts(src, 4, "tile"), 0);
+	ck_assert_int_eq(diag_subscripts(src, 5, "tile"), 2);
+	ck_assert_int_eq(diag_subscripts(src, 9, "tile"), 0);
+}
+END_TEST
+
 START_TEST(line_directives_found_in_every_spelling)
 {
 	static const struct { const char *src; int line; } c[] = {
@@ -451,6 +465,7 @@ static Suite *diag_suite(void)
 	tcase_add_test(t, sizes_in_the_reduction_words);
 	tcase_add_test(t, reads_output_message);
 	tcase_add_test(t, line_directives_found_in_every_spelling);
+	tcase_add_test(t, subscripts_counted_per_line);
 	suite_add_tcase(s, t);
 
 	suite_add_tcase(s, t);
