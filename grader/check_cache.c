@@ -52,18 +52,29 @@ static void seed_stamp(const check_opts *o, const char *seed, char *buf, size_t 
 	snprintf(buf, len, "%s/.seeded-%s-%d-%016llx", seed, o->l->slug, o->l->tile, h);
 }
 
-void check_cache_seed(const check_opts *o, const devrun_src *s, const confine_policy *run_pol)
+/* build/pocl-seed into seed, held under its lock (two graders of a batch): the lock's
+ * descriptor, or -1 when the seed cannot be used (a read-only suite: every check compiles
+ * everything). */
+static int seed_locked(char *seed, size_t len)
 {
-	char seed[4200], stamp[4400], lock[4300];
-	if (cache_folder("pocl-seed", 64LL << 20, seed, sizeof seed) != 0)
-		return;               /* a read-only suite: every check compiles everything */
+	char lock[4300];
+	if (cache_folder("pocl-seed", 64LL << 20, seed, len) != 0)
+		return -1;
 	snprintf(lock, sizeof lock, "%s/.lock", seed);
 	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return;
+	if (fd >= 0 && flock(fd, LOCK_EX) != 0) {
+		close(fd);
+		fd = -1;
 	}
+	return fd;
+}
+
+void check_cache_seed(const check_opts *o, const devrun_src *s, const confine_policy *run_pol)
+{
+	char seed[4200], stamp[4400];
+	int fd = seed_locked(seed, sizeof seed);
+	if (fd < 0)
+		return;
 	seed_stamp(o, seed, stamp, sizeof stamp);
 	if (access(stamp, F_OK) != 0) {
 		/* the first check of a lesson: say why it is slow (stderr: the report is the same) */
@@ -91,16 +102,10 @@ void check_cache_seed(const check_opts *o, const devrun_src *s, const confine_po
 
 void check_cache_seed_copy(const devrun_src *s)
 {
-	char seed[4200], lock[4300];
-	if (cache_folder("pocl-seed", 64LL << 20, seed, sizeof seed) != 0)
+	char seed[4200];
+	int fd = seed_locked(seed, sizeof seed);
+	if (fd < 0)
 		return;
-	snprintf(lock, sizeof lock, "%s/.lock", seed);
-	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
 	sandbox_copytree(seed, s->pocl_cache);
 	flock(fd, LOCK_UN);
 	close(fd);

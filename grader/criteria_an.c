@@ -188,24 +188,6 @@ static int writes_array(const char *p, const char *name)
 	return 0;
 }
 
-/* A copy of src with its comments as spaces, every newline kept (malloc'd; NULL: none). */
-static char *uncommented(const char *src)
-{
-	char *o = strdup(src);
-	for (char *p = o; p && *p; p++)
-		if (p[0] == '/' && p[1] == '/')
-			for (; *p && *p != '\n'; p++)
-				*p = ' ';
-		else if (p[0] == '/' && p[1] == '*') {
-			char *e = strstr(p + 2, "*/");
-			for (e = e ? e + 2 : p + strlen(p); p < e; p++)
-				if (*p != '\n')
-					*p = ' ';
-			p--;
-		}
-	return o;
-}
-
 /* The first uninitialised value Oclgrind found is written to __local array X on a line that
  * adds into X[...] (`+=`, any compound assignment), and no line above it writes X: the
  * kernel reads X before anything wrote it, and __local memory starts undefined.  Its try
@@ -221,7 +203,7 @@ static int local_added_unset(const char *source, const check_report *rep, char *
 		return 0;
 	p += strlen(" local memory of '");
 	size_t n = strcspn(p, "'");
-	if (!n || n >= sizeof name || p[n] != '\'' || !(code = uncommented(source)))
+	if (!n || n >= sizeof name || p[n] != '\'' || !(code = diag_clean(source)))
 		return 0;
 	snprintf(name, sizeof name, "%.*s", (int)n, p);
 	int l = 1, first = 0;

@@ -475,6 +475,11 @@ static int each_barrier(const char *source, barrier_fn fn, void *arg)
 	return r;
 }
 
+char *diag_clean(const char *source)
+{
+	return clean_source(source, 0);
+}
+
 int diag_subscripts(const char *source, int line, const char *name)
 {
 	char text[1024];

@@ -55,6 +55,11 @@ int diag_signature(const char *const *names, int n_inputs, const diag_arg *args,
 /* 1 when the source (comments and strings aside) calls barrier() or work_group_barrier(). */
 int diag_has_barrier(const char *source);
 
+/* The source as the preprocessor's directives see it (diag.c's one cleaning: line splices
+ * joined, comments blanked, literals kept, every line at its number), malloc'd; NULL when
+ * out of memory. */
+char *diag_clean(const char *source);
+
 /* How many subscripts follow the array name on source line `line` (its most, over the
  * line's uses: 2 for tile[r][c], 1 for a flat tile[r * W + c]), or 0 when the name is not
  * subscripted there (a macro, a pointer to it, a helper). */
