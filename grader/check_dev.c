@@ -141,7 +141,7 @@ int check_dev_run(const check_opts *o, const devrun_src *s, const devrun_plan *p
 	size_t head = sizeof *pg + (pl->ncorrect < pl->nslots ? pl->s[pl->ncorrect].off :
 	                            pl->arena_floats) * sizeof(float);
 	/* one copy for both judgements: the timing slots' bytes come after the correctness ones */
-	devrun_page *c1 = malloc(bytes), *c2 = c1;
+	devrun_page *c1 = ref_alloc(bytes), *c2 = c1;
 	if (c1)
 		page_copy(c1, pg, sizeof *pg, head);
 	int right = c1 && devrun_judge_correct(pl, c1, o, refs, &rep->child);

@@ -222,7 +222,7 @@ static cl_int make_buf(clrun *r, clrun_bufs *b, const float *host, size_t len)
 	if (!b->guarded)
 		return make_plain(r, b, host, len);
 	size_t whole = (len + 2 * GUARD_FLOATS) * sizeof(float);
-	float *tmp = malloc(whole);
+	float *tmp = ref_alloc(whole);
 	if (!tmp)
 		return CL_OUT_OF_HOST_MEMORY;
 	guard_fill(tmp, len);
@@ -232,8 +232,15 @@ static cl_int make_buf(clrun *r, clrun_bufs *b, const float *host, size_t len)
 		else
 			memcpy(&tmp[GUARD_FLOATS + i], &(unsigned){ REF_UNWRITTEN_BITS }, sizeof(float));
 	int i = b->n;
-	b->whole[i] = clCreateBuffer(r->ctx, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, whole, tmp, &e);
-	free(tmp);
+	/* a CPU device keeps its buffers in host memory: it takes this one as it is (the copy it
+	 * would make is a tenth of a lesson-5 check in page faults); a GPU copies it to its own */
+	int cpu = strcmp(r->info.type, "CPU") == 0;
+	b->whole[i] = clCreateBuffer(r->ctx, CL_MEM_READ_WRITE | (cpu ? CL_MEM_USE_HOST_PTR :
+	                             CL_MEM_COPY_HOST_PTR), whole, tmp, &e);
+	if (cpu && e == CL_SUCCESS)
+		b->host[i] = tmp;
+	else
+		free(tmp);
 	if (e != CL_SUCCESS)
 		return e;
 	cl_buffer_region reg = { GUARD_FLOATS * sizeof(float), (len ? len : 1) * sizeof(float) };
@@ -249,6 +256,7 @@ cl_int clrun_upload(clrun *r, const ref_problem *p, clrun_bufs *b, int guarded)
 	memset(b, 0, sizeof *b);
 	b->p = p;
 	b->guarded = guarded;
+	b->queue = r->queue;
 	cl_int e = CL_SUCCESS;
 	for (int i = 0; i < p->n_in && e == CL_SUCCESS; i++)
 		e = make_buf(r, b, p->in[i], p->in_len[i]);
@@ -259,11 +267,14 @@ cl_int clrun_upload(clrun *r, const ref_problem *p, clrun_bufs *b, int guarded)
 
 void clrun_release(clrun_bufs *b)
 {
+	if (b->queue && (b->host[0] || b->host[1] || b->host[2]))
+		clFinish(b->queue);   /* nothing queued may still write the host memory freed below */
 	for (int i = 0; i < b->n; i++) {
 		if (b->view[i])
 			clReleaseMemObject(b->view[i]);
 		if (b->whole[i])
 			clReleaseMemObject(b->whole[i]);
+		free(b->host[i]);   /* after the buffer that used it */
 	}
 	memset(b, 0, sizeof *b);
 }

@@ -29,8 +29,9 @@ static int add_slot(devrun_plan *pl, devrun_slot_kind kd, const kind *k, int row
 {
 	ref_problem p;
 	devrun_slot sl = { kd, rows, cols, tile, seed, 0, { 0 }, pl->arena_floats, 0, 0, 0, wide };
-	if (pl->nslots >= DEVRUN_MAX_SLOTS || devrun_slot_setup(&sl, k, 0, &p) != 0)
+	if (pl->nslots >= DEVRUN_MAX_SLOTS)
 		return -1;
+	ref_shape(&p, k, rows, cols, tile);   /* the lengths only: no input drawn */
 	devrun_slot *s = &pl->s[pl->nslots++];
 	*s = sl;
 	s->nbuf = p.n_in + 1;
@@ -43,7 +44,6 @@ static int add_slot(devrun_plan *pl, devrun_slot_kind kd, const kind *k, int row
 		s->reread_off = pl->arena_floats;
 		pl->arena_floats += p.out_len;
 	}
-	ref_free(&p);
 	return 0;
 }
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "ref.h"
 
@@ -33,18 +34,34 @@ void ref_draw_wide(ref_problem *p, uint64_t seed)
 		}
 }
 
-static int setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
-                 int with_ref, int wide)
+void ref_shape(ref_problem *p, const kind *k, int rows, int cols, int tile)
 {
 	memset(p, 0, sizeof *p);
 	p->kind = k;
 	p->tile = tile;
-	p->wide = wide;
 	k->shape(p, rows, cols);
 	if (!k->finish)
 		p->result_len = p->out_len;
+}
+
+void *ref_alloc(size_t bytes)
+{
+	if (bytes < REF_HUGE_BYTES)
+		return malloc(bytes ? bytes : 1);
+	void *m = NULL;
+	if (posix_memalign(&m, REF_HUGE_BYTES, bytes) != 0)
+		return NULL;
+	madvise(m, bytes, MADV_HUGEPAGE);   /* advice only: where refused, 4 KiB pages */
+	return m;
+}
+
+static int setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
+                 int with_ref, int wide)
+{
+	ref_shape(p, k, rows, cols, tile);
+	p->wide = wide;
 	for (int i = 0; i < p->n_in; i++) {
-		p->in[i] = malloc((p->in_len[i] ? p->in_len[i] : 1) * sizeof(float));
+		p->in[i] = ref_alloc(p->in_len[i] * sizeof(float));
 		if (!p->in[i])
 			return -1;
 		for (size_t j = 0; j < p->in_len[i] && !k->draw && !wide; j++)

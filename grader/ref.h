@@ -46,6 +46,14 @@ int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, int tile
 int ref_setup_wide(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
                    int with_ref);
 void ref_free(ref_problem *p);
+/* Only the shape of that problem (lengths, rows and columns of inputs and output): nothing
+ * allocated, nothing drawn, nothing to free.  For planning a launch's buffers. */
+void ref_shape(ref_problem *p, const kind *k, int rows, int cols, int tile);
+/* malloc for a problem's arrays; from REF_HUGE_BYTES up, aligned to it and advised to the
+ * kernel as huge pages (a lesson-5 check touches about 250 MB of fresh arrays, and 4 KiB page
+ * faults were a tenth of its time: GUIDE.md "Known limitations", latency).  Free with free(). */
+#define REF_HUGE_BYTES ((size_t)2 << 20)
+void *ref_alloc(size_t bytes);
 
 /* The wide run's inputs: every value needs all 24 bits of a float's mantissa (23 random
  * fraction bits), its magnitude is spread over 16 binades, [2^-41, 2^-25) (below half's
