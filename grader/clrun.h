@@ -56,7 +56,8 @@ cl_int clrun_compile_all(clrun *r, cl_program prog);
 typedef struct clrun_bufs {
 	const ref_problem *p;
 	cl_mem whole[3], view[3];    /* inputs then output; view = the payload sub-buffer */
-	float *host[3];              /* a CPU device's guarded buffers live here (USE_HOST_PTR) */
+	void *map[3];                /* a CPU device's guarded buffers live in these mappings */
+	size_t maplen[3];            /* (USE_HOST_PTR), inaccessible pages around each */
 	cl_command_queue queue;      /* the one they were uploaded on */
 	size_t len[3];
 	int n;

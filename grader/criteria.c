@@ -296,7 +296,9 @@ static void correct_wrong(const check_opts *o, const char *source, check_report 
 		         "short, like k < n - 1)", o->l->kind->args[o->l->kind->n_inputs], o->l->tile,
 		         KIND_SIZE(o->l->kind, nonzero->rows, nonzero->cols));
 		snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_ZERO_TRIP_TRY));
-	} else if (bad->reads_output)
+	} else if (bad->cmp.exact)   /* this size settles it: no guess from the others */
+		snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_INDEX_TRY));
+	else if (bad->reads_output)
 		diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
 		                  sizeof try_);
 	else if (!divisible_wrong(o, rep, extra, sizeof extra, try_, sizeof try_))
@@ -365,8 +367,8 @@ static void eval_correct(const check_opts *o, const char *source, check_report *
 		last = r;
 		if (r->cmp.max_rel_error > maxerr)
 			maxerr = r->cmp.max_rel_error;
-		if (!r->cmp.passed)
-			bad = bad ? bad : r;
+		if (!r->cmp.passed && (!bad || (r->cmp.exact && !bad->cmp.exact)))
+			bad = r;   /* the first wrong size, or one that settles the cause */
 	}
 	if (bad) {
 		correct_wrong(o, source, rep, bad, findings);

@@ -109,8 +109,10 @@ typedef struct kind {
 	 * compared element by element (result_len = out_len). */
 	void (*finish)(const struct ref_problem *p, const float *got, double *result);
 	/* A wrong-result pattern only this kind knows (e.g. "rows and columns swapped"): write
-	 * it into buf and return 1, else 0.  Called after the generic "nothing written" and
-	 * "all zero" patterns, before the generic ones.  May be NULL. */
+	 * it into buf and return 1, else 0; 2 where this run alone settles the cause (one
+	 * element short: ref_result.exact), so the verdict names it over the other sizes'
+	 * guesses.  Called after the generic "nothing written" and "all zero" patterns, before
+	 * the generic ones.  May be NULL. */
 	int (*pattern)(const struct ref_problem *p, const float *got, char *buf, size_t len);
 
 	/* ---- the kernel's parameters ---- */

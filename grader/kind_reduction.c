@@ -142,7 +142,8 @@ static void finish(const ref_problem *p, const float *got, double *result)
  * exists); below one group a sum of 0, which a load stopping early and a tree losing the value
  * both give (so both are named); at n = 1 a whole multiple k >= 2 of the element, counted k
  * times (k work-items loaded it, or a tree step doubled it), else a wrong non-zero sum,
- * changed inside the group (its one load cannot be partly wrong); else elements missing or counted twice. */
+ * changed inside the group (its one load cannot be partly wrong); one element short, the last
+ * or the first (2: a cause this run settles, kind.h); else elements missing or counted twice. */
 static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
 {
 	double total, a, tail = 0;
@@ -166,6 +167,19 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 		         "group, say) or a tree step loses the value (follow s[0] through the steps by "
 		         "hand: each must keep its value and gain its partner's)", n, n, p->tile);
 		return 1;
+	}
+	/* one element short, the last or the first: a bound one off (i < n - 1), whatever n */
+	for (int end = 0; n >= 2 && end < 2; end++) {
+		int at = end ? 0 : n - 1;
+		if (fabs(got_sum - (total - p->in[0][at])) <= b) {
+			snprintf(buf, len, "the sum misses exactly one element, the %s one, in[%d] "
+			         "(n=%d) -- %s", end ? "first" : "last", at, n, end ?
+			         "the first element's index is 0: a work-item's elements start at its "
+			         "get_global_id(0)" : "a bound stops one short of n (i < n - 1, or "
+			         "i + 1 < n): the last element's index is n - 1, so a load's guard is "
+			         "i < n");
+			return 2;
+		}
 	}
 	double k = total != 0 ? nearbyint(got_sum / total) : 0;
 	if (n == 1 && k >= 2 && k <= 65536 &&

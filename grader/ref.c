@@ -160,8 +160,9 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 	else if (zeros == n && (r->all_zero = 1))
 		snprintf(r->pattern, sizeof r->pattern, "every element of %s is 0: the kernel stores "
 		         "without accumulating anything", p->out_name);
-	else if (p->kind->pattern && p->kind->pattern(p, got, r->pattern, sizeof r->pattern)) {
-		/* the kind's own pattern, written */
+	else if (p->kind->pattern && (r->exact = p->kind->pattern(p, got, r->pattern,
+	                                                          sizeof r->pattern))) {
+		r->exact = r->exact == 2;   /* the kind's own pattern, written */
 	}
 	else if (r->nonfinite && r->bad > r->nonfinite + r->unwritten)   /* finite ones wrong too */
 		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements "
@@ -242,8 +243,10 @@ static void compare_finished(const ref_problem *p, const float *got, ref_result 
 		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements "
 		         "of %s: reading outside a buffer, or a value never written",
 		         r->nonfinite, p->out_name);
-	else if (p->wide || !p->kind->pattern || !p->kind->pattern(p, got, r->pattern, sizeof r->pattern))
+	else if (p->wide || !p->kind->pattern ||
+	         !(r->exact = p->kind->pattern(p, got, r->pattern, sizeof r->pattern)))
 		snprintf(r->pattern, sizeof r->pattern, "got %.9g, expected %.9g", r->got, r->expected);
+	r->exact = r->exact == 2;
 }
 
 void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r)
