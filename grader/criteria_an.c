@@ -393,7 +393,7 @@ void crit_races(const check_opts *o, const char *source, check_report *rep)
 	const char *named = strstr(found, " of '");   /* Oclgrind names the buffer */
 	if (named)
 		snprintf(var, sizeof var, "%.*s", (int)strcspn(named + 5, "'"), named + 5);
-	char div[500], own[400];
+	char div[500], own[400], sub[64];
 	if (divergence(o, source, rep, div, sizeof div))
 		crit_set(c, CRIT_FAIL, lesson_say(o->l, KS_DIVERGENCE_TRY), "%s", div);
 	else if (n && race_across_groups(rep) && diag_has_barrier(source) &&
@@ -418,6 +418,15 @@ void crit_races(const check_opts *o, const char *source, check_report *rep)
 		    "work-items share __local memory", "%s:%d: barrier(CLK_GLOBAL_MEM_FENCE) orders "
 		    "only __global memory, so the __local data it separates is not made visible to the "
 		    "other work-items: %s", o->kernel, fence, found);
+	else if (found[0] && diag_one_buffer(source, var, sub, sizeof sub) &&
+	         snprintf(own, sizeof own, "stage each step into one buffer and read the other: "
+	                  "the stores into %s[t & 1] while the step's reads come from %s[(t & 1) ^ "
+	                  "1], the buffer the step before filled, with one barrier per step after "
+	                  "the staging", var, var) > 0)
+		crit_set(c, CRIT_FAIL, own, "%s -- %s is a double buffer, yet every use names %s[%s]: "
+		    "the step stages into the buffer it reads, so work-items overwrite values others "
+		    "still read (and those are two steps old); a barrier between them would not make "
+		    "the step right", found, var, var, sub);
 	else if (found[0] && race_beside_overrun(rep))
 		crit_set(c, CRIT_FAIL, "the racing access also runs past the end of its array on the same "
 		    "line (memory_safe): fix that index first -- an array smaller than what the "

@@ -80,6 +80,11 @@ int diag_barrier_in_if(const char *source, char *cond, size_t len, int *cond_lin
 int diag_global_only_fence(const char *source);
 
 
+/* Is `name` a double buffer (declared `name[2]...`) of which every use in the source names
+ * one and the same buffer, `name[cur]` (a variable subscript, copied into sub)?  Then a step
+ * stages into the buffer it reads: 1, else 0. */
+int diag_one_buffer(const char *source, const char *name, char *sub, size_t len);
+
 /* Does line `line` of source declare `name` (a variable, array or macro of that name: "const
  * int TILE = 16", "#define TILE 16")?  Words only: TILE2 and MY_TILE are other names. */
 int diag_declares(const char *source, int line, const char *name);
