@@ -202,6 +202,22 @@ START_TEST(subscripts_counted_per_line)
 }
 END_TEST
 
+START_TEST(one_buffer_of_a_double_buffer)
+{
+	char sub[64];
+	const char *same = "__local float4 As[2][8][33];\nstage((__local float*)As[cur]);\n"
+	                   "a = As[ cur ][k][ty]; /* As[cur ^ 1] in a comment */\n";
+	ck_assert_int_eq(diag_one_buffer(same, "As", sub, sizeof sub), 1);
+	ck_assert_str_eq(sub, "cur");
+	const char *two = "__local float As[2][64];\nAs[cur][l] = x;\ny = As[cur ^ 1][l];\n";
+	ck_assert_int_eq(diag_one_buffer(two, "As", sub, sizeof sub), 0);
+	const char *single = "__local float As[16][16];\nAs[ty][tx] = x;\ny = As[ty][k];\n";
+	ck_assert_int_eq(diag_one_buffer(single, "As", sub, sizeof sub), 0);
+	const char *constant = "__local float s[2][64];\ns[0][l] = x;\ny = s[0][l + 1];\n";
+	ck_assert_int_eq(diag_one_buffer(constant, "s", sub, sizeof sub), 0);
+}
+END_TEST
+
 START_TEST(line_directives_found_in_every_spelling)
 {
 	static const struct { const char *src; int line; } c[] = {
@@ -466,6 +482,7 @@ static Suite *diag_suite(void)
 	tcase_add_test(t, reads_output_message);
 	tcase_add_test(t, line_directives_found_in_every_spelling);
 	tcase_add_test(t, subscripts_counted_per_line);
+	tcase_add_test(t, one_buffer_of_a_double_buffer);
 	suite_add_tcase(s, t);
 
 	suite_add_tcase(s, t);
