@@ -31,8 +31,7 @@ static void cause_of_findings(check_report *rep, check_cause *c)
 	memset(c, 0, sizeof *c);
 	int local_races = an->nfind[FIND_DATA_RACE] - an->races_global, local_oob = 0;
 	for (int i = 0; i < an->nfind[FIND_OUT_OF_BOUNDS] && i < CHECK_FIND_KEEP; i++)
-		local_oob |= strstr(an->find[FIND_OUT_OF_BOUNDS][i].message, "local memory") != NULL ||
-		             strstr(an->find[FIND_OUT_OF_BOUNDS][i].message, "exceeds static array");
+		local_oob |= cause_local_oob(&an->find[FIND_OUT_OF_BOUNDS][i]);
 	/* an index past a __local array lands in the next row's cells, or another work-item's:
 	 * the race Oclgrind reports beside it follows from the overrun (l6_tile_for_16.cl) */
 	if (local_oob && failed(rep, CRIT_MEMORY_SAFE))
@@ -52,8 +51,10 @@ static void cause_of_findings(check_report *rep, check_cause *c)
 	} else if (an->nfind[FIND_OUT_OF_BOUNDS] && failed(rep, CRIT_MEMORY_SAFE)) {
 		c->kind = CAUSE_OUT_OF_BOUNDS, c->crit = CRIT_MEMORY_SAFE;
 		c->line = an->find[FIND_OUT_OF_BOUNDS][0].line;
+		c->local = cause_local_oob(&an->find[FIND_OUT_OF_BOUNDS][0]);
 		snprintf(at, sizeof at, c->line > 0 ? " at line %d" : "", c->line);
-		snprintf(c->what, sizeof c->what, "the out-of-bounds access%s", at);
+		snprintf(c->what, sizeof c->what, "the out-of-bounds access%s%s", c->local ?
+		         " of __local memory" : "", at);
 	} else if (an->nfind[FIND_DATA_RACE] && failed(rep, CRIT_RACE_FREE)) {
 		c->kind = CAUSE_GLOBAL_RACE, c->crit = CRIT_RACE_FREE;
 		c->line = an->find[FIND_DATA_RACE][0].line;
@@ -66,6 +67,12 @@ static void cause_of_findings(check_report *rep, check_cause *c)
 		snprintf(at, sizeof at, c->line > 0 ? " at line %d" : "", c->line);
 		snprintf(c->what, sizeof c->what, "the read of an uninitialised value%s", at);
 	}
+}
+
+int cause_local_oob(const check_finding *f)
+{
+	return strstr(f->message, "local memory") != NULL ||
+	       strstr(f->message, "exceeds static array") != NULL;
 }
 
 /* Was a run right at a size with no partial work-group (a multiple of TILE in each of the
@@ -128,8 +135,9 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
 /* Lead a symptom's message with its cause, and send its try to the cause's.  When the cause
  * makes results depend on timing (a race, a skipped barrier), what the criterion read into
  * them (after " -- ", the grader's mark of a reading rather than a fact: a size pattern, a
- * kind's remark) goes, since the cause explains it; an out-of-bounds access keeps it (which
- * sizes go wrong says where the access leaves the buffer).  garbage: the cause is a __local
+ * kind's remark) goes, since the cause explains it; an out-of-bounds access of __global memory
+ * keeps it (which sizes go wrong says where the access leaves the buffer), one of __local
+ * memory does not (its index is the work-group's, whatever the size).  garbage: the cause is a __local
  * sum begun from an unwritten value (rep->local_added_unset), which makes results as
  * arbitrary as a race does. */
 static void mark_symptom(check_crit *s, const check_crit *cause, const check_cause *c,
@@ -137,7 +145,8 @@ static void mark_symptom(check_crit *s, const check_crit *cause, const check_cau
 {
 	char msg[sizeof s->msg], try_[sizeof s->try_];
 	int timing = c->kind == CAUSE_DIVERGENCE || c->kind == CAUSE_LOCAL_RACE ||
-	             c->kind == CAUSE_GLOBAL_RACE || (c->kind == CAUSE_UNINITIALIZED && garbage);
+	             c->kind == CAUSE_GLOBAL_RACE || (c->kind == CAUSE_UNINITIALIZED && garbage) ||
+	             c->local;   /* past a __local array: the sizes do not say where */
 	const char *guess = timing ? strstr(s->msg, " -- ") : NULL;
 	int facts = guess ? (int)(guess - s->msg) : (int)strlen(s->msg);
 	snprintf(msg, sizeof msg, "a symptom of %s (%s): %.*s", c->what, lesson_crit_id(cause->id),

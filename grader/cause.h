@@ -14,5 +14,8 @@
 /* Find the cause among rep's failing criteria and rewrite the symptoms it explains.  Needs
  * rep->crit judged; a check with no failing cause criterion is left as it is. */
 void cause_apply(const check_opts *o, check_report *rep);
+/* Is finding f an access past a __local array (Oclgrind: "local memory", "exceeds static
+ * array")? */
+int cause_local_oob(const check_finding *f);
 
 #endif

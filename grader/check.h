@@ -219,6 +219,8 @@ typedef struct check_cause {
 	lesson_crit crit;         /* the criterion that names it (it fails)                      */
 	int line;                 /* in the student's file                                       */
 	char what[200];           /* "the barrier at line 17 that not every work-item reaches"   */
+	int local;                /* CAUSE_OUT_OF_BOUNDS: past a __local array, which no size
+	                             pattern locates                                             */
 	int nexplains;            /* the criteria it explains (their caused_by is crit)          */
 } check_cause;
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "bank.h"
+#include "cause.h"
 #include "criteria.h"
 #include "diag.h"
 #include "trace.h"
@@ -639,9 +640,12 @@ void crit_correct_analysis_wrong(const check_opts *o, check_report *rep, int don
 	for (int k = 0; k < FIND_KINDS && !f; k++)
 		f = rep->an.nfind[k] ? &rep->an.find[k][0] : NULL;
 	char why[200] = "";
+	/* past a __local array: the result's pattern over the output says nothing of where */
+	int local = f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] && cause_local_oob(f);
 	if (f)
-		snprintf(why, sizeof why, "; Oclgrind found %s on line %d there, which explains "
-		         "it", f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] ? "an out-of-bounds access" :
+		snprintf(why, sizeof why, "%s Oclgrind found %s on line %d there, which explains "
+		         "it", local ? ":" : ";", local ? "an access past a __local array" :
+		         f == &rep->an.find[FIND_OUT_OF_BOUNDS][0] ? "an out-of-bounds access" :
 		         f == &rep->an.find[FIND_DATA_RACE][0] ? "a data race" :
 		         f == &rep->an.find[FIND_UNINITIALIZED][0] ? "an uninitialised read" :
 		         "a divergent barrier", f->line);
@@ -662,5 +666,6 @@ void crit_correct_analysis_wrong(const check_opts *o, check_report *rep, int don
 	crit_set(c, CRIT_FAIL, try_,
 	    "wrong at %s, the size the Oclgrind analysis ran at%s (seed %llu)%s: %s%s",
 	    KIND_SIZE(o->l->kind, ar->rows, ar->cols), at, (unsigned long long)o->seed,
-	    all ? ", though right at every other size" : "", rep->analysis_wrong, why);
+	    all ? ", though right at every other size" : "", local ? "" : rep->analysis_wrong,
+	    why + (local ? 2 : 0));
 }
