@@ -7,15 +7,16 @@
  * launches, a GPU's later work-items may answer it the other way: a size test in disguise.
  *
  * The test is read with its signs (ptr_gid_near): both sides as sums of ids (each with a
- * constant factor: `get_group_id(1) * TILE + ly`, through variables given one value and the
- * arms of ?:, whose constants give a range, the farthest end counted) and constants,
+ * constant factor: `get_group_id(1) * TILE + ly`, through variables, each of the values a
+ * variable is given and the arms of ?:, whose constants give a range, the farthest end
+ * counted) and constants,
  * `X + a op b` is `X op b - a`.  Its threshold b - a (one more for > and <=)
  * matters only beyond 16; a negative or small one is answered by every work-item at or past
  * the analysed ones as by the last analysed one (`y >= 0` with y = group * TILE - R + ly,
  * an image edge's guard), and `gid - 1024 >= 0` is `gid >= 1024`.  Ids subtracted (`-X + a
  * op b` is `X op' a - b`, the order turned), all the ids on one side.  Anything else (ids on
  * both sides of a difference, an id divided, shifted or taken modulo, a call of a helper,
- * a variable given several values or stepped, a cast to a narrower or a floating type, a
+ * a variable stepped, a cast to a narrower or a floating type, a
  * comparison in unsigned arithmetic with a constant below 0, where `gid - 3 < 5u` wraps)
  * falls back to reach(): the magnitudes of its constants summed. */
 #include <limits.h>
@@ -148,40 +149,83 @@ static int id_call(const cJSON *e)
 	return 0;
 }
 
-/* A variable given one value, never stepped nor its address taken: that value. */
+static void lin_join(lin *l, const lin *x, const lin *y);
+
+/* A variable never stepped nor its address taken, outside loops: its value, or where it is
+ * given several (`halo = gx - R; ... halo = gx + TILE;`), any of them, as the arms of ?:. */
 static void lin_var(walk *w, const cJSON *e, long scale, lin *l, int depth)
 {
 	int v = ptr_ref_var(w, e);
 	const var *x = v >= 0 ? &w->vars[v] : NULL;
-	if (!x || x->kernel_size || x->pointer || x->addr || x->nloops || x->nsasg != 1)
+	if (!x || x->kernel_size || x->pointer || x->addr || x->nloops || x->nsasg < 1) {
 		l->ok = 0;
-	else
-		lin_of(w, x->sasg[0], scale, l, depth + 1);
+		return;
+	}
+	lin all = { .ok = 1, .steps = l->steps };
+	for (int a = 0; a < x->nsasg && all.ok; a++) {
+		lin one = { .ok = !is_step(x->sasg[a]), .steps = all.steps };
+		lin_of(w, x->sasg[a], scale, &one, depth + 1);
+		if (a == 0)
+			all = one;
+		else
+			lin_join(&all, &all, &one);
+	}
+	lin_join(l, &all, &all);
 }
 
-/* `c ? x : y`: either arm's sum, the ids of both counted, the constant's range joined. */
+/* Either of two sums x and y (y read after x) added to l: the ids of both counted, the
+ * constant's range joined.  l may be x. */
+static void lin_join(lin *l, const lin *x, const lin *y)
+{
+	lin j = { x->kmin < y->kmin ? x->kmin : y->kmin, x->kmax > y->kmax ? x->kmax : y->kmax,
+	          x->pos > y->pos ? x->pos : y->pos, x->neg > y->neg ? x->neg : y->neg,
+	          x->ok && y->ok, y->steps };
+	if (l == x)
+		*l = j;
+	else {
+		l->ok = l->ok && j.ok;
+		l->steps = j.steps;
+		l->kmin += j.kmin, l->kmax += j.kmax, l->pos += j.pos, l->neg += j.neg;
+	}
+}
+
+/* `c ? x : y`: either arm's sum. */
 static void lin_arms(walk *w, const cJSON *e, long scale, lin *l, int depth)
 {
 	lin x = { .ok = 1, .steps = l->steps }, y = { .ok = 1 };
 	lin_of(w, child(e, 1), scale, &x, depth + 1);
 	y.steps = x.steps;
 	lin_of(w, child(e, 2), scale, &y, depth + 1);
-	l->ok = x.ok && y.ok;
-	l->steps = y.steps;
-	l->kmin += x.kmin < y.kmin ? x.kmin : y.kmin;
-	l->kmax += x.kmax > y.kmax ? x.kmax : y.kmax;
-	l->pos += x.pos > y.pos ? x.pos : y.pos;
-	l->neg += x.neg > y.neg ? x.neg : y.neg;
+	lin_join(l, &x, &y);
 }
 
-/* A product with a constant: its other factor times scale * c (0: nothing). */
+/* A call of get_local_size or get_enqueued_local_size: a work-group's width, positive. */
+static int local_size_call(const cJSON *e)
+{
+	e = sz_strip(e);
+	const cJSON *c = e && kind_is(e, "CallExpr") ? sz_strip(child(e, 0)) : NULL;
+	const cJSON *d = c ? cJSON_GetObjectItemCaseSensitive(c, "referencedDecl") : NULL;
+	return d && (!strcmp(str(d, "name"), "get_local_size") ||
+	             !strcmp(str(d, "name"), "get_enqueued_local_size"));
+}
+
+/* A product with a constant: its other factor times scale * c (0: nothing); with a
+ * work-group's width (`get_group_id(0) * get_local_size(0)`): its other factor, whose sign
+ * alone the threshold needs. */
 static void lin_product(walk *w, const cJSON *e, long scale, lin *l, int depth)
 {
 	long c;
 	int i = ptr_const_value(child(e, 0), &c, 0) ? 1 : 0;
-	if (!i && !ptr_const_value(child(e, 1), &c, 0))
+	if (!i && ptr_const_value(child(e, 1), &c, 0))
+		i = 0;
+	else if (!i && (local_size_call(child(e, 0)) || local_size_call(child(e, 1)))) {
+		i = local_size_call(child(e, 0)) ? 1 : 0;
+		c = 1;
+	} else if (!i) {
 		l->ok = 0;
-	else if (c)
+		return;
+	}
+	if (c)
 		lin_of(w, child(e, i), scale * c, l, depth + 1);
 }
 

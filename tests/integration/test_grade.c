@@ -211,6 +211,18 @@ START_TEST(l2_ceiling_division_by_truth_value_passes)
 }
 END_TEST
 
+/* An image edge's guard on a variable given two values (halo = gx - R, then gx + TILE) and a
+ * column made of the group's id times get_local_size: no global id tested far off. */
+START_TEST(l6_halo_strips_with_a_reassigned_column_pass)
+{
+	itest_graded g = itest_grade("6", FX "l6_halo_var_reassigned.cl", NULL);
+	ck_assert_int_eq(g.exit, 0);
+	ck_assert_ptr_null(strstr(itest_message(&g, "race_free"), "not vouched for"));
+	ck_assert_ptr_null(strstr(itest_message(&g, "coalesced"), "not vouched for"));
+	itest_done(&g);
+}
+END_TEST
+
 START_TEST(l2_over_local_budget_fails_with_both_numbers)
 {
 	itest_graded g = itest_grade("2", FX "l2_local_64k.cl", "--local-mem 49152 --no-analysis");
@@ -595,6 +607,7 @@ static Suite *suite(void)
 	tcase_add_test(l2, l2_solution_with_a_byte_order_mark_passes);
 	tcase_add_test(l2, l2_ceiling_division_by_truth_value_passes);
 	tcase_add_test(l2, l2_starter_fails_uses_local_memory_first);
+	tcase_add_test(l2, l6_halo_strips_with_a_reassigned_column_pass);
 	tcase_add_test(l2, l2_over_local_budget_fails_with_both_numbers);
 	tcase_add_test(l2, l2_report_has_occupancy_per_profile);
 	tcase_add_test(l2, l2_missing_barriers_race_at_their_lines);

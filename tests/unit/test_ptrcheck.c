@@ -360,6 +360,10 @@ START_TEST(test_group_tests)
 	ck_assert_int_eq(last_sizes.ngroup, 0);
 	ck_assert_int_eq(last_sizes.n, 0);
 	static const char *const found[] = {   /* a global id far off, or an id stepped */
+		/* a variable given several values: the farthest counts */
+		"    int v = get_global_id(0);\n    if (v >= 0) partial[1] = 0;\n"
+		"    v = get_global_id(0) - 1000;\n    if (v >= 0) partial[0] = 1;\n",
+		"    if (get_group_id(0) * get_local_size(0) >= 4096) partial[0] = 1;\n",
 		"    if (get_global_id(0) >= 1024) partial[0] = 1;\n",
 		"    int q = get_group_id(0);\n    q += 0;\n    if (q >= 4) partial[0] = 1;\n",
 		"    const int i = get_group_id(0) * 256 + get_local_id(0);\n    if (i > 5000) partial[0] = 1;\n",
@@ -427,6 +431,11 @@ static const char *const size_honest[] = {
 	"    if (get_global_id(0) + 100 != 50 && (int)get_global_id(0) - 30 < -14) partial[2] = 1;\n}\n",
 	RHEAD "    const int ly = get_local_id(1), c = ly < 3 ? ly : ly + TILE;\n"
 	"    const int bx = get_group_id(0) * TILE - 3;\n    if (bx + c >= 0) partial[0] = 1;\n}\n",
+	/* a halo's variable given two values, each an edge's guard (public code: OLCF's
+	 * stencil_2d), and a group's id scaled by the group's width */
+	RHEAD "    int gx = get_local_id(0) + get_group_id(0) * get_local_size(0);\n"
+	"    int halo = gx - 3;\n    if (halo >= 0) partial[0] = in[halo];\n"
+	"    halo = gx + TILE;\n    if (halo < n) partial[1] = in[halo];\n}\n",
 	/* loads, members and parts of what ids or data make, against sizes */
 	RHEAD "    if (in[0] < n && *in > 0.5f) partial[0] = 1;\n"
 	"    const float4 v = vload4(get_global_id(0), in);\n    if (v.x < n) partial[1] = v.y;\n"
