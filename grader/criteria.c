@@ -205,9 +205,12 @@ static void eval_runs(const check_opts *o, const char *source, check_report *rep
 	else if (ch->over_budget)
 		crit_set(c, CRIT_FAIL, "shrink the __local arrays (a smaller TILE, fewer or smaller arrays): "
 		    "`build/clgrade occupancy` shows what each size costs", "over the local-memory "
-		    "budget: the kernel needs %zu bytes of __local memory per work-group, the device "
-		    "allows %zu%s; not launched", ch->local_bytes, ch->local_limit,
+		    "budget: the kernel needs %zu bytes of __local memory per work-group, %s %zu%s; "
+		    "not launched", ch->local_bytes, o->local_mem || ch->local_limit >= ch->dev.local_mem ?
+		    "the device allows" : "the lessons' GPU allows", ch->local_limit,
 		    o->local_mem && o->local_mem < ch->dev.local_mem ? " (--local-mem)" :
+		    ch->local_limit < ch->dev.local_mem ? " (NVIDIA's OpenCL on an H200; this CPU "
+		    "device emulates more, and --local-mem sets another budget)" :
 		    " (CL_DEVICE_LOCAL_MEM_SIZE)");
 	else if (bad && (bad->err == CL_INVALID_WORK_GROUP_SIZE || bad->err == CL_INVALID_WORK_ITEM_SIZE))
 		refused_group(o, source, c, ch, bad);

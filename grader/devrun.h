@@ -42,6 +42,11 @@ typedef struct devrun_src {
 	const char *wg_method;                  /* POCL_WORK_GROUP_METHOD, or NULL               */
 } devrun_src;
 
+/* __local bytes per work-group of the GPU the lessons target (NVIDIA's OpenCL on an H200:
+ * CL_DEVICE_LOCAL_MEM_SIZE 49152, GUIDE.md "Compatibility"): a CPU device's budget unless
+ * --local-mem sets one. */
+#define DEVRUN_GPU_LOCAL 49152u
+
 /* One build the probe made. */
 typedef struct devrun_build {
 	int tile, finished;

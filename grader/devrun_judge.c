@@ -192,6 +192,10 @@ void devrun_take_probe(const devrun_probe *pr, const devrun_src *src, const char
 	ch->local_declared = declared;
 	ch->local_bytes = lmem_pick(ch->local_runtime, declared, -1, &ch->local_source);
 	ch->local_limit = ch->dev.local_mem;
+	/* a CPU device emulates __local memory (PoCL: 2 MiB): the lessons' GPU's budget judges
+	 * (a kernel over it never launches there, and its GPU time cannot be predicted) */
+	if (!o->local_mem && strcmp(ch->dev.type, "CPU") == 0 && DEVRUN_GPU_LOCAL < ch->local_limit)
+		ch->local_limit = DEVRUN_GPU_LOCAL;
 	if (o->local_mem && o->local_mem < ch->local_limit)
 		ch->local_limit = o->local_mem;
 	ch->over_budget = ch->local_bytes > ch->local_limit;
