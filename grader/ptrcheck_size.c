@@ -263,6 +263,7 @@ static int sz_call(walk *w, const cJSON *e, int depth)
 }
 
 static int sz_of(walk *w, const cJSON *e, int depth);
+static int sz_operands(walk *w, const cJSON *n, int from, int depth);
 
 /* A pointer's target: memory the kernel is given (__global, __local, __constant) is data;
  * a private pointer's target is a variable the search cannot tell. */
@@ -321,8 +322,9 @@ static int sz_of(walk *w, const cJSON *e, int depth)
 	    !strcmp(k, "ParenListExpr") || (!strcmp(k, "UnaryOperator") && !strcmp(op, "*")))
 		return sz_part(w, e, k, depth);
 	if (strcmp(k, "UnaryOperator") == 0)   /* ++ and --: a step's value, `m + 1` */
-		return op[0] && strchr("-+!~", op[0]) && (!op[1] || op[1] == op[0]) ?
-		       sz_of(w, child(e, 0), depth + 1) : SZ_OTHER;
+		return (op[0] && strchr("-+!~", op[0]) && (!op[1] || op[1] == op[0])) ||
+		       !strncmp(op, "__extension", 11) || !strncmp(op, "__real", 6) ||
+		       !strncmp(op, "__imag", 6) ? sz_of(w, child(e, 0), depth + 1) : SZ_OTHER;
 	if (strcmp(k, "BinaryOperator") == 0)
 		return !strcmp(op, "=") || !strcmp(op, ",") ? sz_of(w, child(e, 1), depth + 1) :
 		       sz_children(w, e, 0, depth);
@@ -330,7 +332,22 @@ static int sz_of(walk *w, const cJSON *e, int depth)
 		return sz_children(w, e, 0, depth);
 	if (strcmp(k, "CallExpr") == 0)
 		return sz_call(w, e, depth);
-	return SZ_OTHER;
+	/* any other expression (`n ?: 0`, _Generic, __builtin_choose_expr, an opaque value):
+	 * what its operands make, never nothing -- an expression the search does not know must
+	 * not launder a size (the hostile review of 2026-12-05); a leaf it does not know, data */
+	return child(e, 0) ? sz_operands(w, e, !strcmp(k, "GenericSelectionExpr"), depth) :
+	       SZ_OTHER;
+}
+
+/* The expressions among n's children joined, those inside nodes that are none (a
+ * _Generic's associations) too, types skipped; from: the first child read (a _Generic's
+ * controlling expression is not its value). */
+static int sz_operands(walk *w, const cJSON *n, int from, int depth)
+{
+	int r = SZ_CONST, i = from;
+	for (const cJSON *c = child(n, i); c && r != SZ_OTHER && depth <= SZ_DEPTH; c = child(n, ++i))
+		r = join(r, is_expr(c) ? sz_of(w, c, depth + 1) : sz_operands(w, c, 0, depth + 1));
+	return r;
 }
 
 static int sz_children(walk *w, const cJSON *n, int from, int depth)

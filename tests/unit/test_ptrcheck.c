@@ -286,6 +286,17 @@ static const attack size_tests[] = {
 	  "    if (n > lim) partial[0] = 1;\n}\n", NULL, 7, 9 },
 	{ "the global offset", RHEAD "    if (n > 100000 + (int)get_global_offset(0)) partial[0] = 1;\n}\n",
 	  NULL, 4, 9 },
+	/* the review of 2026-12-05: expressions the search did not know laundered the size */
+	{ "GNU's ?:", RHEAD "    const int m = n ?: 0;\n    if (m > 100000) partial[0] = 1;\n}\n",
+	  NULL, 5, 9 },
+	{ "_Generic", RHEAD "    const int m = _Generic(get_local_id(0), int: n, default: n);\n"
+	  "    if (m > 100000) partial[0] = 1;\n}\n", NULL, 5, 9 },
+	{ "__extension__", RHEAD "    const int m = __extension__ n;\n    if (m > 100000) partial[0] = 1;\n}\n",
+	  NULL, 5, 9 },
+	{ "__builtin_choose_expr", RHEAD "    const int m = __builtin_choose_expr(1, n, 0);\n"
+	  "    if (m > 100000) partial[0] = 1;\n}\n", NULL, 5, 9 },
+	{ "__real__", RHEAD "    const int m = __real__ n;\n    if (m > 100000) partial[0] = 1;\n}\n",
+	  NULL, 5, 9 },
 };
 
 /* Two sizes compared with each other: found, and said so (how 1); a truth value: how 2. */
@@ -360,6 +371,7 @@ START_TEST(test_group_tests)
 	ck_assert_int_eq(last_sizes.ngroup, 0);
 	ck_assert_int_eq(last_sizes.n, 0);
 	static const char *const found[] = {   /* a global id far off, or an id stepped */
+		"    const int q = _Generic(0, int: (int)get_group_id(0));\n    if (q >= 3) partial[0] = 1;\n",
 		/* a variable given several values: the farthest counts */
 		"    int v = get_global_id(0);\n    if (v >= 0) partial[1] = 0;\n"
 		"    v = get_global_id(0) - 1000;\n    if (v >= 0) partial[0] = 1;\n",
