@@ -110,9 +110,10 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
 	const check_analysis *an = &rep->an;
 	switch (id) {
 	case CRIT_CORRECT:   /* an unwritten value the edge work-items read explains only a result
-	                        that is right where no work-item is past the edge */
-		return c->kind != CAUSE_UNINITIALIZED || right_without_edge(rep) ||
-		       rep->local_added_unset;
+	                        that is right where no work-item is past the edge; a result whose
+	                        pattern names its own cause (the box the kernel adds) has it */
+		return !rep->correct_settled && (c->kind != CAUSE_UNINITIALIZED ||
+		       right_without_edge(rep) || rep->local_added_unset);
 	case CRIT_MEMORY_SAFE:   /* an unwritten __local value is what a skipped or missing barrier
 	                            leaves: read before the work-item that writes it has */
 		return (c->kind == CAUSE_DIVERGENCE && !an->nfind[FIND_OUT_OF_BOUNDS]) ||

@@ -299,13 +299,17 @@ static void correct_wrong(const check_opts *o, const char *source, check_report 
 		         "short, like k < n - 1)", o->l->kind->args[o->l->kind->n_inputs], o->l->tile,
 		         KIND_SIZE(o->l->kind, nonzero->rows, nonzero->cols));
 		snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_ZERO_TRIP_TRY));
-	} else if (bad->cmp.exact)   /* this size settles it: no guess from the others */
-		snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_INDEX_TRY));
+	} else if ((rep->correct_settled = bad->cmp.exact))   /* settled: no guess from the others */
+		snprintf(try_, sizeof try_, "%s", bad->cmp.try_[0] ? bad->cmp.try_ :
+		         lesson_say(o->l, KS_EXACT_TRY)[0] ? lesson_say(o->l, KS_EXACT_TRY) :
+		         lesson_say(o->l, KS_INDEX_TRY));
 	else if (bad->reads_output)
 		diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
 		                  sizeof try_);
-	else if (!divisible_wrong(o, rep, extra, sizeof extra, try_, sizeof try_))
-		diag_sizes(o->l, sizes, ns, bad->tile, extra, sizeof extra, try_, sizeof try_);
+	else if (!divisible_wrong(o, rep, extra, sizeof extra, try_, sizeof try_) &&
+	         !diag_sizes(o->l, sizes, ns, bad->tile, extra, sizeof extra, try_, sizeof try_))
+		snprintf(try_, sizeof try_, "compare your index arithmetic with the lesson's text for "
+		         "this size");   /* diag_sizes, saying nothing, emptied it */
 	/* PoCL miscompiles a barrier inside an if that every work-item takes; Oclgrind,
 	 * which follows the OpenCL rules, then computes the right result (verified) */
 	char cond[160];

@@ -45,7 +45,7 @@ const char *kind_say(const kind *k, kind_say_id id)
 {
 	if (id < 0 || id >= KS_COUNT)
 		return "";
-	return k && k->say[id] ? k->say[id] : defaults[id];
+	return k && k->say[id] ? k->say[id] : defaults[id] ? defaults[id] : "";
 }
 
 const char *kind_size_text(const kind *k, int rows, int cols, char *buf, size_t len)

@@ -44,6 +44,8 @@ typedef enum kind_say_id {
 	KS_WIDE,           /* right on the exact inputs, wrong on the wide run's: where a value
 	                      is rounded (half or fixed-point storage)                           */
 	KS_WIDE_TRY,       /* ... and the try                                                    */
+	KS_EXACT_TRY,      /* a wrong result whose cause the kind's pattern settles (pattern 2);
+	                      "": KS_INDEX_TRY                                                   */
 	KS_COUNT
 } kind_say_id;
 
@@ -111,9 +113,10 @@ typedef struct kind {
 	/* A wrong-result pattern only this kind knows (e.g. "rows and columns swapped"): write
 	 * it into buf and return 1, else 0; 2 where this run alone settles the cause (one
 	 * element short: ref_result.exact), so the verdict names it over the other sizes'
-	 * guesses.  Called after the generic "nothing written" and "all zero" patterns, before
+	 * guesses, with its try in try_ where the pattern has one of its own.  Called after the generic "nothing written" and "all zero" patterns, before
 	 * the generic ones.  May be NULL. */
-	int (*pattern)(const struct ref_problem *p, const float *got, char *buf, size_t len);
+	int (*pattern)(const struct ref_problem *p, const float *got, char *buf, size_t len,
+	               char *try_, size_t tlen);
 
 	/* ---- the kernel's parameters ---- */
 	/* Their names in the order the grader passes them, NULL-terminated: the n_inputs input

@@ -144,7 +144,8 @@ static void finish(const ref_problem *p, const float *got, double *result)
  * times (k work-items loaded it, or a tree step doubled it), else a wrong non-zero sum,
  * changed inside the group (its one load cannot be partly wrong); one element short, the last
  * or the first (2: a cause this run settles, kind.h); else elements missing or counted twice. */
-static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
+static int pattern(const ref_problem *p, const float *got, char *buf, size_t len,
+                   char *try_, size_t tlen)
 {
 	double total, a, tail = 0;
 	int n = p->cols, full = n / p->tile * p->tile;
@@ -178,6 +179,9 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 			         "get_global_id(0)" : "a bound stops one short of n (i < n - 1, or "
 			         "i + 1 < n): the last element's index is n - 1, so a load's guard is "
 			         "i < n");
+			snprintf(try_, tlen, "%s", end ? "start each work-item at i = get_global_id(0)" :
+			         "let every loop over the elements run while i < n (the last one, "
+			         "in[n - 1], included), the tail loop after a four-load one too");
 			return 2;
 		}
 	}

@@ -13,6 +13,7 @@
  * float instead, and are judged within bound_wide. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "kind.h"
@@ -130,17 +131,226 @@ void kind_stencil_places(const ref_problem *p, const float *got, kind_stencil_wr
 		}
 }
 
-static int pattern(const ref_problem *p, const float *got, char *buf, size_t len)
+/* ---- what box the kernel adds: its weights, fitted on the interior outputs ---------- */
+
+enum { FK = R + 2, FD = 2 * FK + 1, FU = FD * FD, FIT_MAX = 4 * FU };
+
+/* Solve the n x n system a x = b in place (Gaussian elimination, partial pivoting); 0, or -1
+ * when it is singular. */
+static int solve(double *a, double *b, int n)
+{
+	for (int c = 0; c < n; c++) {
+		int piv = c;
+		for (int r = c + 1; r < n; r++)
+			if (fabs(a[r * n + c]) > fabs(a[piv * n + c]))
+				piv = r;
+		if (fabs(a[piv * n + c]) < 1e-9)
+			return -1;
+		for (int k = 0; piv != c && k < n; k++) {
+			double t = a[c * n + k];
+			a[c * n + k] = a[piv * n + k], a[piv * n + k] = t;
+		}
+		double t = b[c];
+		b[c] = b[piv], b[piv] = t;
+		for (int r = c + 1; r < n; r++) {
+			double f = a[r * n + c] / a[c * n + c];
+			for (int k = c; k < n; k++)
+				a[r * n + k] -= f * a[c * n + k];
+			b[r] -= f * b[c];
+		}
+	}
+	for (int c = n - 1; c >= 0; c--) {
+		for (int k = c + 1; k < n; k++)
+			b[c] -= a[c * n + k] * b[k];
+		b[c] /= a[c * n + c];
+	}
+	return 0;
+}
+
+/* Output (r, c) far from the image's edges and from its group's: its box and the cells
+ * around it are inside the image and come from its own group's staging. */
+static int fit_place(const ref_problem *p, int r, int c)
+{
+	int t = p->tile;
+	return r >= FK && r < p->rows - FK && c >= FK && c < p->cols - FK &&
+	       (t <= 2 * FK || (r % t >= FK && r % t < t - FK && c % t >= FK && c % t < t - FK));
+}
+
+/* The integer weight of in[r + dy][c + dx] in each interior output, |dy|, |dx| <= FK, when one
+ * set of them makes every fitted output exactly (a kernel linear in its inputs, the same at
+ * every such place); 0 on success. */
+static int fit_box(const ref_problem *p, const float *got, int wt[FD][FD])
+{
+	int n = 0, step = 1, places = 0;
+	for (int r = 0; r < p->rows; r++)
+		for (int c = 0; c < p->cols; c++)
+			places += fit_place(p, r, c);
+	if (places < 2 * FU)
+		return -1;
+	step = places / FIT_MAX + 1;
+	static double a[FU * FU], b[FU], x[FIT_MAX][FU], y[FIT_MAX];
+	for (int r = 0, k = 0; r < p->rows && n < FIT_MAX; r++)
+		for (int c = 0; c < p->cols && n < FIT_MAX; c++) {
+			if (!fit_place(p, r, c) || k++ % step)
+				continue;
+			float g = got[(size_t)r * p->cols + c];
+			if (!isfinite(g))
+				return -1;
+			for (int dy = -FK; dy <= FK; dy++)
+				for (int dx = -FK; dx <= FK; dx++)
+					x[n][(dy + FK) * FD + dx + FK] =
+					    p->in[0][(size_t)(r + dy) * p->cols + c + dx];
+			y[n++] = g;
+		}
+	memset(a, 0, sizeof a), memset(b, 0, sizeof b);
+	for (int s = 0; s < n; s++)
+		for (int i = 0; i < FU; i++) {
+			b[i] += x[s][i] * y[s];
+			for (int j = 0; j < FU; j++)
+				a[i * FU + j] += x[s][i] * x[s][j];
+		}
+	if (solve(a, b, FU) != 0)
+		return -1;
+	for (int i = 0; i < FU; i++) {
+		if (fabs(b[i] - nearbyint(b[i])) > 1e-3 || fabs(b[i]) > 64)
+			return -1;
+		wt[i / FD][i % FD] = (int)nearbyint(b[i]);
+	}
+	for (int s = 0; s < n; s++) {   /* exact, or no such weights */
+		double v = 0;
+		for (int i = 0; i < FU; i++)
+			v += wt[i / FD][i % FD] * x[s][i];
+		if (v != y[s])
+			return -1;
+	}
+	return 0;
+}
+
+static int in_box(int dy, int dx) { return abs(dy) <= R && abs(dx) <= R; }
+
+/* A box's offset: wt is the right box around (sy, sx); 1 when it is. */
+static int shifted_box(int wt[FD][FD], int *sy, int *sx)
+{
+	for (*sy = -(FK - R); *sy <= FK - R; (*sy)++)
+		for (*sx = -(FK - R); *sx <= FK - R; (*sx)++) {
+			int same = 1;
+			for (int dy = -FK; dy <= FK && same; dy++)
+				for (int dx = -FK; dx <= FK && same; dx++)
+					same = wt[dy + FK][dx + FK] == in_box(dy - *sy, dx - *sx);
+			if (same)
+				return 1;
+		}
+	return 0;
+}
+
+/* The box the kernel adds, in words, when it is not the lesson's: 1 when written. */
+static int describe_box(int wt[FD][FD], char *buf, size_t len)
+{
+	int cells = 0, outside = 0, twice = 0, missing = 0, cross = 1, sy, sx;
+	int row_gone[2 * R + 1] = { 0 }, col_gone[2 * R + 1] = { 0 }, first_dy = 0, first_dx = 0;
+	for (int dy = -FK; dy <= FK; dy++)
+		for (int dx = -FK; dx <= FK; dx++) {
+			int v = wt[dy + FK][dx + FK], box = in_box(dy, dx);
+			cells += v != 0;
+			outside += v != 0 && !box;
+			twice += box && (v > 1 || v < 0);
+			missing += box && v == 0;
+			cross = cross && (box ? v == ((dy == 0 || dx == 0) ? 1 : 0) : v == 0);
+			if (v && !first_dy && !first_dx)
+				first_dy = dy, first_dx = dx;
+		}
+	if (!missing && !outside && !twice)
+		return 0;   /* the lesson's box: what is wrong is elsewhere */
+	for (int k = -R; k <= R; k++) {
+		row_gone[k + R] = col_gone[k + R] = 1;
+		for (int j = -R; j <= R; j++) {
+			row_gone[k + R] &= wt[k + FK][j + FK] == 0;
+			col_gone[k + R] &= wt[j + FK][k + FK] == 0;
+		}
+	}
+	char rows[64] = "", cols[64] = "";
+	for (int k = -R; k <= R; k++) {
+		if (row_gone[k + R])
+			snprintf(rows + strlen(rows), sizeof rows - strlen(rows), "%s%+d", rows[0] ? ", " : "", k);
+		if (col_gone[k + R])
+			snprintf(cols + strlen(cols), sizeof cols - strlen(cols), "%s%+d", cols[0] ? ", " : "", k);
+	}
+	int lines = 0;
+	for (int k = 0; k < 2 * R + 1; k++)
+		lines += row_gone[k] * (2 * R + 1) + col_gone[k] * (2 * R + 1);
+	if (shifted_box(wt, &sy, &sx))
+		snprintf(buf, len, "every output adds a whole %dx%d box, but the one around in[row%+d]"
+		         "[col%+d], not around its own cell: the box's reads (or the staged block) are "
+		         "off by that much", 2 * R + 1, 2 * R + 1, sy, sx);
+	else if (cells == 1 && !outside && !twice)
+		snprintf(buf, len, "every output is one cell of its box, in[row%+d][col%+d], not the "
+		         "sum of its %d: the sum is overwritten (sum = ...) instead of added to (sum "
+		         "+= ...)", first_dy, first_dx, (2 * R + 1) * (2 * R + 1));
+	else if (cross && !outside)
+		snprintf(buf, len, "every output adds only the row and the column through its cell "
+		         "(a cross of %d), not the %dx%d box: the box is every pair (dy, dx), two "
+		         "nested loops", 4 * R + 1, 2 * R + 1, 2 * R + 1);
+	else if (!outside && !twice && lines >= missing && (rows[0] || cols[0]))
+		snprintf(buf, len, "every output adds its box without %s%s%s%s%s: a loop over the "
+		         "box stops one short or starts one late (dy and dx each take the %d values "
+		         "-%d to +%d)", rows[0] ? "its row dy = " : "", rows, rows[0] && cols[0] ?
+		         " and " : "", cols[0] ? "its column dx = " : "", cols, 2 * R + 1, R, R);
+	else
+		snprintf(buf, len, "every output adds %d cells around its own, %d of the box's %d "
+		         "missing, %d outside the box, %d counted other than once: each of the %dx%d "
+		         "box's cells must be added exactly once", cells, missing,
+		         (2 * R + 1) * (2 * R + 1), outside, twice, 2 * R + 1, 2 * R + 1);
+	return 1;
+}
+
+/* Are the outputs never written exactly the first 2R columns (dim 0) or rows (dim 1), all
+ * else right?  Then every output lands 2R further on: the block's origin is + R, not - R. */
+static int shifted_store(const ref_problem *p, const float *got, int dim)
+{
+	size_t first = 0;
+	for (int r = 0; r < p->rows; r++)
+		for (int c = 0; c < p->cols; c++) {
+			size_t i = (size_t)r * p->cols + c;
+			int v = dim ? r : c;
+			if (v < 2 * R ? !unwritten(got[i]) : !ref_element_ok(p, i, got[i]))
+				return 0;
+			first += v < 2 * R;
+		}
+	return first > 0 && (dim ? p->rows : p->cols) > 2 * R;
+}
+
+static int pattern(const ref_problem *p, const float *got, char *buf, size_t len,
+                   char *try_, size_t tlen)
 {
 	kind_stencil_wrong w;
 	kind_stencil_places(p, got, &w);
+	for (int dim = 0; dim < 2; dim++)
+		if (shifted_store(p, got, dim)) {
+			snprintf(buf, len, "only the first %d %s of out were never written, and every "
+			         "other output is right: each work-item stores %d %s past its own "
+			         "output, from a block staged as far past the group's -- the block's "
+			         "first %s is the group's first minus R (get_group_id(%d) * TILE - R), "
+			         "not plus R", 2 * R, dim ? "rows" : "columns", 2 * R, dim ? "rows" :
+			         "columns", dim ? "row" : "column", dim);
+			snprintf(try_, tlen, "stage the block from %s = get_group_id(%d) * TILE - R, "
+			         "R before the group's first output, and store output (%s + R + %s)",
+			         dim ? "by" : "bx", dim, dim ? "by" : "bx", dim ? "ly" : "lx");
+			return 2;
+		}
+	int wt[FD][FD];
+	if (w.elsewhere && fit_box(p, got, wt) == 0 && describe_box(wt, buf, len))
+		return 2;   /* the kernel's own box, exact: no other size's guess */
 	if (w.elsewhere)
 		return 0;
-	if (w.corner && !w.group_edge)
+	if (w.corner && !w.group_edge) {
 		snprintf(buf, len, "only outputs within %d of a work-group's corner are wrong (%d, "
 		         "first at row %d, column %d), its edges and inside are right: the %dx%d "
 		         "corners of the halo are not staged -- the box reaches diagonally into the "
 		         "neighbouring groups", R, w.corner, w.first_r, w.first_c, R, R);
+		snprintf(try_, tlen, "stage the whole (TILE + 2R) x (TILE + 2R) block, its four "
+		         "%dx%d corners too: rows and columns of the block both from 0 to TILE + 2R", R, R);
+		return 2;   /* nothing else leaves exactly those wrong */
+	}
 	else if (w.corner || w.group_edge)
 		snprintf(buf, len, "only outputs within %d of a work-group's edge are wrong (%d, "
 		         "first at row %d, column %d), every output further in is right: the halo is "
@@ -339,6 +549,10 @@ const kind kind_stencil2d = {
 		            "point (an int scaled by a power of two) loses the low bits",
 		[KS_WIDE_TRY] = "stage the block and its halo in a __local float array and add each "
 		                "box in float: no half or int copy of a value",
+		[KS_EXACT_TRY] = "add each of the box's (2R + 1) x (2R + 1) cells exactly once: sum "
+		                 "+= tile[ly + dy][lx + dx] for every dy and every dx from 0 to 2R, "
+		                 "the block staged from in[by][bx], R above and left of the group's "
+		                 "first output",
 		[KS_SPEED_TRY] = "check that the staging reads in along rows (coalesced), that the "
 		                 "tile's reads are conflict-free, and that the box is added from "
 		                 "__local memory, not from in",

@@ -161,7 +161,8 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 		snprintf(r->pattern, sizeof r->pattern, "every element of %s is 0: the kernel stores "
 		         "without accumulating anything", p->out_name);
 	else if (p->kind->pattern && (r->exact = p->kind->pattern(p, got, r->pattern,
-	                                                          sizeof r->pattern))) {
+	                                                          sizeof r->pattern, r->try_,
+	                                                          sizeof r->try_))) {
 		r->exact = r->exact == 2;   /* the kind's own pattern, written */
 	}
 	else if (r->nonfinite && r->bad > r->nonfinite + r->unwritten)   /* finite ones wrong too */
@@ -244,7 +245,8 @@ static void compare_finished(const ref_problem *p, const float *got, ref_result 
 		         "of %s: reading outside a buffer, or a value never written",
 		         r->nonfinite, p->out_name);
 	else if (p->wide || !p->kind->pattern ||
-	         !(r->exact = p->kind->pattern(p, got, r->pattern, sizeof r->pattern)))
+	         !(r->exact = p->kind->pattern(p, got, r->pattern, sizeof r->pattern, r->try_,
+	                                       sizeof r->try_)))
 		snprintf(r->pattern, sizeof r->pattern, "got %.9g, expected %.9g", r->got, r->expected);
 	r->exact = r->exact == 2;
 }

@@ -84,6 +84,7 @@ typedef struct ref_result {
 	char pattern[320];       /* what this pattern usually means; "" when passed */
 	int all_zero;            /* every element came out 0 */
 	int exact;               /* the kind's pattern settles the cause (kind.h pattern: 2) */
+	char try_[240];          /* its own try, where it has one ("" otherwise)                 */
 } ref_result;
 
 /* Compare the kernel's output with the reference; tile is the lesson's TILE (to recognise
