@@ -31,7 +31,7 @@ static int add_slot(devrun_plan *pl, devrun_slot_kind kd, const kind *k, int row
 	devrun_slot sl = { kd, rows, cols, tile, seed, 0, { 0 }, pl->arena_floats, 0, 0, 0, wide };
 	if (pl->nslots >= DEVRUN_MAX_SLOTS)
 		return -1;
-	ref_shape(&p, k, rows, cols, tile);   /* the lengths only: no input drawn */
+	ref_shape(&p, k, rows, cols, tile, wide);   /* the lengths only: no input drawn */
 	devrun_slot *s = &pl->s[pl->nslots++];
 	*s = sl;
 	s->nbuf = p.n_in + 1;

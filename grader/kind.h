@@ -74,6 +74,9 @@ typedef struct kind {
 	lesson_size wide_size;                /* the wide run's size, one of sizes[]: the inputs
 	                                         need every bit of a float (ref_draw_wide), the
 	                                         bound holds for any floats; {0,0}: no such run */
+	int wide_groups;                      /* ... launched with at most this many work-groups
+	                                         (0: the kind's launch), so that each work-item
+	                                         takes many elements there too                   */
 	lesson_size time_size;                /* timing size on a CPU (checked as well)        */
 	lesson_size time_size_gpu;            /* on a GPU: large enough to dwarf launch cost    */
 	lesson_size sweep_size;               /* a TILE sweep's timing size on a CPU, where its

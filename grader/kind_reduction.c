@@ -82,6 +82,8 @@ static void shape(ref_problem *p, int rows, int cols)
 	p->in_name[0] = "in", p->out_name = "partial";
 	p->in_len[0] = (size_t)cols;
 	p->out_len = kind_reduce_groups(cols, p->tile);
+	if (p->max_groups > 0 && p->out_len > (size_t)p->max_groups)
+		p->out_len = (size_t)p->max_groups;   /* the launch's groups: one partial each */
 	p->out_rows = 1, p->out_cols = (int)p->out_len;
 	p->result_len = 1;
 	p->bytes = (double)cols * sizeof(float);
@@ -324,6 +326,9 @@ const kind kind_reduction = {
 	 * size too), and more than the last partial group */
 	/* 17 groups, the last partial: cheap (a millisecond), and its bound tight (bound_any) */
 	.wide_size = {1, 4099},
+	/* one group: 16 elements per work-item, so that a kernel exact only for its first ones
+	 * (`(int)(x * 256)` added from the second on) meets the wide inputs there too */
+	.wide_groups = 1,
 	.time_size = {1, (1 << 22) + 261},
 	.time_size_gpu = {1, 1 << 26},
 	/* three groups, the last one partial (never a multiple of TILE: lesson_analysis_size) */

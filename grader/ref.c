@@ -34,11 +34,13 @@ void ref_draw_wide(ref_problem *p, uint64_t seed)
 		}
 }
 
-void ref_shape(ref_problem *p, const kind *k, int rows, int cols, int tile)
+void ref_shape(ref_problem *p, const kind *k, int rows, int cols, int tile, int wide)
 {
 	memset(p, 0, sizeof *p);
 	p->kind = k;
 	p->tile = tile;
+	p->wide = wide;
+	p->max_groups = wide ? k->wide_groups : 0;   /* before shape: the output's length */
 	k->shape(p, rows, cols);
 	if (!k->finish)
 		p->result_len = p->out_len;
@@ -58,8 +60,7 @@ void *ref_alloc(size_t bytes)
 static int setup(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
                  int with_ref, int wide)
 {
-	ref_shape(p, k, rows, cols, tile);
-	p->wide = wide;
+	ref_shape(p, k, rows, cols, tile, wide);
 	for (int i = 0; i < p->n_in; i++) {
 		p->in[i] = ref_alloc(p->in_len[i] * sizeof(float));
 		if (!p->in[i])

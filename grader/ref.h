@@ -46,9 +46,10 @@ int ref_setup_inputs(ref_problem *p, const kind *k, int rows, int cols, int tile
 int ref_setup_wide(ref_problem *p, const kind *k, int rows, int cols, int tile, uint64_t seed,
                    int with_ref);
 void ref_free(ref_problem *p);
-/* Only the shape of that problem (lengths, rows and columns of inputs and output): nothing
- * allocated, nothing drawn, nothing to free.  For planning a launch's buffers. */
-void ref_shape(ref_problem *p, const kind *k, int rows, int cols, int tile);
+/* Only the shape of that problem (lengths, rows and columns of inputs and output; wide: the
+ * wide run's, whose launch may have fewer groups, kind.h wide_groups): nothing allocated,
+ * nothing drawn, nothing to free.  For planning a launch's buffers. */
+void ref_shape(ref_problem *p, const kind *k, int rows, int cols, int tile, int wide);
 /* malloc for a problem's arrays; from REF_HUGE_BYTES up, aligned to it and advised to the
  * kernel as huge pages (a lesson-5 check touches about 250 MB of fresh arrays, and 4 KiB page
  * faults were a tenth of its time: GUIDE.md "Known limitations", latency).  Free with free(). */
