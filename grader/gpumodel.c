@@ -140,7 +140,12 @@ static void tally_arith(const cJSON *sites, const gpum_profile *p, const gpum_la
 			k++;
 		if (k == GPUM_PIPES)
 			k = 0;
-		double f = scale(s, l) * num(s, "flops");
+		/* at the warps' rate: an instruction issued for 32 lanes however few are active
+		 * (an FMA chain under if ((l & 31) == 0) costs a whole warp's: the hostile review
+		 * of 2026-12-05) */
+		double runs = num(s, "accesses"), warps = num(s, "warp_runs");
+		double lanes = runs > 0 && warps * 32 > runs ? warps * 32 / runs : 1;
+		double f = scale(s, l) * num(s, "flops") * lanes;
 		r->pipe_ops[k] += f;
 		if (f > top_s[k]) {
 			top_s[k] = f;

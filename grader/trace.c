@@ -58,7 +58,7 @@ worker_free(worker *w)
 	free(w->counts);
 	free(w->recs);
 	free(w->scratch);
-	free(w->arith);
+	trace_arith_free(w);
 	free(w);
 }
 
@@ -373,6 +373,7 @@ trace_group_end(trace *t)
 {
 	worker *w = worker_of(t);
 	trace_flush(w, t->nlanes);
+	trace_arith_warps(w, t->nlanes);
 	w->groups_run++;
 	w->groups_priced += w->priced;
 }

@@ -105,12 +105,15 @@ void trace_group_end(trace *t);
 /* Bytes moved by a work-group-level copy (async_work_group_copy): counted, not priced. */
 void trace_copy_bytes(trace *t, trace_space space, int is_store, uint64_t bytes);
 
-/* One floating-point instruction executed by a work-item (trace_arith.c): inst its identity,
- * flops what it does (1 for an add, a subtract or a multiply, 2 for a fused multiply-add,
- * times its vector's elements, twice that for a double).  The summary's "arith_sites" lists
- * per instruction its executions ("accesses", as a site's) and flops, so that the GPU time
- * model scales the kernel's own arithmetic as it scales its accesses (gpumodel.c). */
-void trace_flops(trace *t, const void *inst, uint32_t flops);
+/* One floating-point instruction executed by work-item lane (its linear local id) of the
+ * running group (trace_arith.c): inst its identity, flops what it does (1 for an add, a
+ * subtract or a multiply, 2 for a fused multiply-add, times its vector's elements, twice that
+ * for a double).  The summary's "arith_sites" lists per instruction its executions
+ * ("accesses", as a site's), flops, and "warp_runs": the warp instructions that issue it (per
+ * warp of 32 lanes, its busiest lane's executions: a warp issues an instruction for all its
+ * lanes however few are active), so that the GPU time model scales the kernel's own
+ * arithmetic as it scales its accesses, at the warps' rate (gpumodel.c). */
+void trace_flops(trace *t, const void *inst, uint32_t flops, uint32_t lane);
 
 /* One access by a work-item to a private array a GPU keeps in local memory (per work-item,
  * off-chip: ircode.cpp, localMemoryAccesses), bytes wide; and those arrays' bytes per

@@ -29,17 +29,46 @@ arith_of(worker *w, const void *inst, int is_private)
 		w->arith = p;
 		w->caparith = cap;
 	}
-	w->arith[w->narith] = (arith){ inst, is_private, 0, 0 };
+	w->arith[w->narith] = (arith){ inst, is_private, 0, 0, NULL, 0 };
 	w->last_arith = w->narith;
 	return &w->arith[w->narith++];
 }
 
 void
-trace_flops(trace *t, const void *inst, uint32_t flops)
+trace_flops(trace *t, const void *inst, uint32_t flops, uint32_t lane)
 {
 	arith *a = arith_of(trace_worker(t), inst, 0);
 	a->runs++;
 	a->amount += flops;
+	if (lane < t->nlanes) {
+		if (a->lanes == NULL && (a->lanes = calloc(t->nlanes, sizeof *a->lanes)) == NULL)
+			oom();
+		a->lanes[lane]++;
+	}
+}
+
+void
+trace_arith_warps(worker *w, uint32_t nlanes)
+{
+	for (int i = 0; i < w->narith; i++) {
+		arith *a = &w->arith[i];
+		for (uint32_t l0 = 0; a->lanes != NULL && l0 < nlanes; l0 += 32) {
+			uint32_t most = 0;
+			for (uint32_t l = l0; l < l0 + 32 && l < nlanes; l++) {
+				most = a->lanes[l] > most ? a->lanes[l] : most;
+				a->lanes[l] = 0;
+			}
+			a->warp_runs += most;
+		}
+	}
+}
+
+void
+trace_arith_free(worker *w)
+{
+	for (int i = 0; i < w->narith; i++)
+		free(w->arith[i].lanes);
+	free(w->arith);
 }
 
 void
@@ -84,6 +113,8 @@ line_of(const trace *t, const void *inst)
 void
 trace_arith_reset(worker *w)
 {
+	for (int i = 0; i < w->narith; i++)
+		free(w->arith[i].lanes);
 	w->narith = 0;
 	w->last_arith = -1;
 }
@@ -111,10 +142,11 @@ trace_arith_json(trace *t, int is_private)
 						oom();
 					all = p;
 				}
-				all[n++] = (arith){ w->arith[i].key, is_private, 0, 0 };
+				all[n++] = (arith){ w->arith[i].key, is_private, 0, 0, NULL, 0 };
 			}
 			all[j].runs += w->arith[i].runs;
 			all[j].amount += w->arith[i].amount;
+			all[j].warp_runs += w->arith[i].warp_runs;
 		}
 	for (int i = 1; i < n; i++)            /* by amount, largest first (insertion sort) */
 		for (int j = i; j > 0 && all[j].amount > all[j - 1].amount; j--) {
@@ -134,6 +166,8 @@ trace_arith_json(trace *t, int is_private)
 			                                         at->pipe : 0]);
 		}
 		cJSON_AddNumberToObject(o, "accesses", (double)all[i].runs);
+		if (!is_private && all[i].warp_runs)
+			cJSON_AddNumberToObject(o, "warp_runs", (double)all[i].warp_runs);
 		cJSON_AddNumberToObject(o, is_private ? "bytes" : "flops", (double)all[i].amount);
 		cJSON_AddItemToArray(a, o);
 	}

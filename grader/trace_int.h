@@ -122,6 +122,8 @@ typedef struct arith {
 	const void *key;
 	int is_private;
 	uint64_t runs, amount;
+	uint32_t *lanes;                /* executions per lane of the running group (arithmetic) */
+	uint64_t warp_runs;             /* issues: per warp of each group, its busiest lane's    */
 } arith;
 
 typedef struct arith_line {
@@ -134,6 +136,9 @@ worker *trace_worker(trace *t);
 
 /* trace_arith.c: a worker's table emptied (a new kernel) and freed; the summary's list. */
 void trace_arith_reset(worker *w);
+/* ... a group's lanes counted into its warps' issues, and cleared (a group's end). */
+void trace_arith_warps(worker *w, uint32_t nlanes);
+void trace_arith_free(worker *w);
 cJSON *trace_arith_json(trace *t, int is_private);
 
 struct trace {

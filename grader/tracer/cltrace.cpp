@@ -90,7 +90,7 @@ public:
                    const uint8_t*) override;
 
   // Floating-point work, in the model's launches only (no extent given): trace_flops.
-  void instructionExecuted(const WorkItem*, const llvm::Instruction* inst,
+  void instructionExecuted(const WorkItem* wi, const llvm::Instruction* inst,
                            const TypedValue&) override
   {
     if (!m_countFlops)
@@ -106,7 +106,10 @@ public:
     else
       f = cltrace::flopsOf(inst, &pipe);
     if (f)
-      trace_flops(m_trace, inst, f);
+    {
+      const Size3& id = wi->getLocalID();
+      trace_flops(m_trace, inst, f, (uint32_t)(id.x + m_local.x * (id.y + m_local.y * id.z)));
+    }
   }
 
   void log(MessageType type, const char* message) override

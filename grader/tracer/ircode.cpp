@@ -590,11 +590,16 @@ void walkCode(irmlp* m, const llvm::Function* f)
 // A math builtin or intrinsic the special-function unit computes (by its mangled name).
 bool specialFunction(llvm::StringRef n)
 {
-  static const char* const names[] = { "sqrt", "rsqrt", "exp", "exp2", "exp10", "expm1", "log",
-                                       "log2", "log10", "log1p", "sin", "cos", "tan", "pow",
-                                       "powr", "pown", "native_sin", "native_cos", "native_exp",
-                                       "native_log", "native_sqrt", "native_rsqrt", "native_divide",
-                                       "native_recip", "half_sqrt", "half_exp", "half_log" };
+  static const char* const names[] = {
+    "sqrt", "rsqrt", "cbrt", "exp", "exp2", "exp10", "expm1", "log", "log2", "log10", "log1p",
+    "logb", "sin", "cos", "tan", "sincos", "sinpi", "cospi", "tanpi", "asin", "acos", "atan",
+    "atan2", "asinpi", "acospi", "atanpi", "atan2pi", "sinh", "cosh", "tanh", "asinh", "acosh",
+    "atanh", "erf", "erfc", "lgamma", "lgamma_r", "tgamma", "pow", "powr", "pown", "rootn",
+    "hypot", "fmod", "remainder", "remquo", "native_sin", "native_cos", "native_tan",
+    "native_exp", "native_exp2", "native_exp10", "native_log", "native_log2", "native_log10",
+    "native_powr", "native_sqrt", "native_rsqrt", "native_divide", "native_recip", "half_sqrt",
+    "half_rsqrt", "half_exp", "half_exp2", "half_exp10", "half_log", "half_log2", "half_log10",
+    "half_sin", "half_cos", "half_tan", "half_powr", "half_divide", "half_recip" };
   if (n.consume_front("llvm."))
     return n.startswith("sqrt.") || n.startswith("exp.") || n.startswith("exp2.") ||
            n.startswith("log.") || n.startswith("log2.") || n.startswith("sin.") ||
@@ -633,6 +638,22 @@ unsigned flopsOf(const llvm::Instruction* inst, int* pipe)
       return 0;           // by a constant: shifts and multiplies, not a division
     per = 20, *pipe = 2;
     break;
+  case llvm::Instruction::Mul:   // two values known only at run time: an IMAD
+    if (llvm::isa<llvm::Constant>(inst->getOperand(0)) ||
+        llvm::isa<llvm::Constant>(inst->getOperand(1)))
+      return 0;
+    per = 1, *pipe = 2;
+    break;
+  case llvm::Instruction::FPToSI:   // conversions between float and integer: 16 a clock
+  case llvm::Instruction::FPToUI:   // per SM, the special functions' rate (pipe 1)
+  case llvm::Instruction::SIToFP:
+  case llvm::Instruction::UIToFP:
+  {
+    const llvm::Type* t = inst->getType();
+    const llvm::FixedVectorType* v = llvm::dyn_cast<llvm::FixedVectorType>(t);
+    *pipe = 1;
+    return v ? v->getNumElements() : 1;
+  }
   case llvm::Instruction::Call:
   {
     const llvm::Function* f = llvm::cast<llvm::CallBase>(inst)->getCalledFunction();

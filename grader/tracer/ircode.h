@@ -34,11 +34,14 @@ void sourceLine(const llvm::Instruction* inst, int* line, int* column, int* merg
 // The arithmetic of one execution of inst, in operations of the pipe it runs on (*pipe, as
 // trace_arith_site takes it): FP32 (0) 1 for an add, a subtract or a multiply, 2 for a fused
 // multiply-add (fma, mad, llvm.fmuladd), twice that in double (an H200 runs FP64 at half the
-// FP32 rate); the special-function unit (1) 1 for a division and for each call of sqrt, rsqrt,
-// exp, log, sin, cos, tan or pow (their MUFU instruction: a lower bound, the full-precision
-// functions add FP32 work); the integer pipe (2) 20 for an integer division or remainder by a
-// value not known at compile time (CUDA C++ Best Practices Guide: "up to 20 instructions");
-// each times the elements of a vector.  0 for anything else.
+// FP32 rate); the special-function unit (1) 1 for a division, for each call of a
+// transcendental builtin (sqrt, exp, log, the trigonometric and hyperbolic functions and their
+// inverses, erf, gamma, pow, hypot, fmod and their native_ and half_ forms: their MUFU
+// instruction, a lower bound, the full-precision functions add FP32 work) and for a conversion
+// between float and integer (the same 16 a clock per SM); the integer pipe (2) 20 for an
+// integer division or remainder by a value not known at compile time (CUDA C++ Best Practices
+// Guide: "up to 20 instructions") and 1 for a multiplication of two such values (IMAD, 64 a
+// clock per SM); each times the elements of a vector.  0 for anything else.
 unsigned flopsOf(const llvm::Instruction* inst, int* pipe);
 
 // The private loads and stores of f that a GPU's compiler puts in local memory (per work-item,

@@ -494,8 +494,8 @@ run_fmas(void *arg)
 {
 	fma_run *r = arg;
 	for (int i = 0; i < r->n; i++)
-		trace_flops(r->t, &fma_inst, 2);
-	trace_flops(r->t, &add_inst, 4);                   /* one float4 add */
+		trace_flops(r->t, &fma_inst, 2, 0);
+	trace_flops(r->t, &add_inst, 4, 0);                /* one float4 add */
 	return NULL;
 }
 
