@@ -8,6 +8,7 @@
  * NDRange is N / WPT per dimension, rounded up to a whole group. */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "fmaload.h"
 #include "kind.h"
@@ -70,11 +71,123 @@ static void element(const ref_problem *p, size_t i, double *expect, double *bnd)
 	*bnd = bound_of(p->rows, scale);
 }
 
-/* Is the output the transpose of the right answer (indices swapped)? */
+/* ---- which terms k the kernel adds: their weights, fitted on the output --------------- */
+
+enum { FIT_N = 256, FIT_M = 3 };   /* up to N = 256 unknowns, three outputs per unknown */
+
+/* The integer weight w[k] of A[i][k] * B[k][j] in every output C[i][j] when one set of them
+ * makes each fitted output within twice its bound (a kernel that adds some terms, some
+ * twice, the same ones for every element); 0 on success. */
+static int fit_terms(const ref_problem *p, const float *got, int *w)
+{
+	int n = p->rows, m = FIT_M * n;
+	if (n < 32 || n > FIT_N)
+		return -1;
+	static double a[FIT_N * FIT_N], b[FIT_N], x[FIT_M * FIT_N][FIT_N], y[FIT_M * FIT_N];
+	size_t total = (size_t)n * n;
+	for (int s = 0; s < m; s++) {     /* outputs spread over C */
+		size_t e = (size_t)s * total / m + (size_t)(s * 7) % n;
+		e %= total;
+		int r = (int)(e / n), c = (int)(e % n);
+		if (!isfinite(got[e]))
+			return -1;
+		for (int k = 0; k < n; k++)
+			x[s][k] = (double)p->in[0][(size_t)r * n + k] * p->in[1][(size_t)k * n + c];
+		y[s] = got[e];
+	}
+	memset(a, 0, sizeof(double) * n * n), memset(b, 0, sizeof(double) * n);
+	for (int s = 0; s < m; s++)
+		for (int i = 0; i < n; i++) {
+			b[i] += x[s][i] * y[s];
+			for (int j = 0; j < n; j++)
+				a[i * n + j] += x[s][i] * x[s][j];
+		}
+	if (ref_solve(a, b, n) != 0)
+		return -1;
+	for (int k = 0; k < n; k++) {
+		if (fabs(b[k] - nearbyint(b[k])) > 0.05 || fabs(b[k]) > 4)
+			return -1;
+		w[k] = (int)nearbyint(b[k]);
+	}
+	for (int s = 0; s < m; s++) {
+		double v = 0, sc = 0;
+		for (int k = 0; k < n; k++)
+			v += w[k] * x[s][k], sc += fabs(x[s][k]);
+		if (fabs(v - y[s]) > 2 * bound_of(n, sc) + 1e-6 * fabs(y[s]))
+			return -1;
+	}
+	return 0;
+}
+
+/* The terms the fitted weights leave out, in words: 1 when written. */
+static int describe_terms(const int *w, int n, char *buf, size_t len, char *try_, size_t tlen)
+{
+	int ones = 0, zeros = 0, other = 0, last_one = -1, first_zero = -1;
+	for (int k = 0; k < n; k++) {
+		ones += w[k] == 1, zeros += w[k] == 0, other += w[k] != 0 && w[k] != 1;
+		if (w[k] == 1)
+			last_one = k;
+		if (w[k] == 0 && first_zero < 0)
+			first_zero = k;
+	}
+	if (!zeros && !other)
+		return 0;
+	if (other) {
+		snprintf(buf, len, "C[i][j] adds some terms A[i][k] * B[k][j] more than once or "
+		         "subtracts them (%d of the %d k): each k must be added exactly once", other, n);
+		snprintf(try_, tlen, "let each k be added once: one loop over the tiles, and within "
+		         "each the TILE values of k");
+		return 1;
+	}
+	if (ones == 1) {
+		snprintf(buf, len, "C[i][j] is one term, A[i][%d] * B[%d][j], not the sum over k: the "
+		         "sum is overwritten (acc = ...) instead of added to (acc += ...)", last_one,
+		         last_one);
+		snprintf(try_, tlen, "start acc at 0 once, before the loops, and add every product "
+		         "into it: acc += ...");
+		return 1;
+	}
+	int tail = 1;   /* the terms from first_zero on all missing */
+	for (int k = first_zero; k < n; k++)
+		tail = tail && w[k] == 0;
+	for (int per = 2; per <= 64 && per < n; per++)
+		for (int c = 0; c < per; c++) {
+			int match = 1;
+			for (int k = 0; k < n && match; k++)
+				match = (w[k] == 0) == (k % per == c);
+			if (match) {
+				snprintf(buf, len, "C[i][j] misses the terms k = %d, %d, %d, ...: one k in "
+				         "every %d (k %% %d == %d), the others are right -- a loop over the "
+				         "%d values of a step starts one late or stops one short", c, c + per,
+				         c + 2 * per, per, per, c, per);
+				snprintf(try_, tlen, "let the loop over k within a step take all its "
+				         "values, from 0 to the step's length - 1 (k = 0; k < TILE)");
+				return 1;
+			}
+		}
+	if (tail) {
+		snprintf(buf, len, "C[i][j] adds the terms k = 0 .. %d and none from k = %d on (N = "
+		         "%d): the loop over k (or over the tiles) stops early", first_zero - 1,
+		         first_zero, n);
+		snprintf(try_, tlen, "let the loops cover every k below N: (N + TILE - 1) / TILE "
+		         "tiles, the last one partial, its values past N loaded as 0");
+		return 1;
+	}
+	snprintf(buf, len, "C[i][j] adds %d of the %d terms A[i][k] * B[k][j], first missing k = "
+	         "%d: every k must be added once", ones, n, first_zero);
+	snprintf(try_, tlen, "check which values of k the loops reach: every one from 0 to N - 1, "
+	         "once");
+	return 1;
+}
+
+/* Is the output the transpose of the right answer (indices swapped)?  Else the terms it adds,
+ * when a fit of their weights is exact (2: the cause settled). */
 static int pattern(const ref_problem *p, const float *got, char *buf, size_t len,
                    char *try_, size_t tlen)
 {
-	(void)try_, (void)tlen;
+	static int w[FIT_N];
+	if (fit_terms(p, got, w) == 0 && describe_terms(w, p->rows, buf, len, try_, tlen))
+		return 2;
 	if (p->out_rows < 2)
 		return 0;
 	for (int r = 0; r < p->out_rows; r++)

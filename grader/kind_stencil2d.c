@@ -135,38 +135,6 @@ void kind_stencil_places(const ref_problem *p, const float *got, kind_stencil_wr
 
 enum { FK = R + 2, FD = 2 * FK + 1, FU = FD * FD, FIT_MAX = 4 * FU };
 
-/* Solve the n x n system a x = b in place (Gaussian elimination, partial pivoting); 0, or -1
- * when it is singular. */
-static int solve(double *a, double *b, int n)
-{
-	for (int c = 0; c < n; c++) {
-		int piv = c;
-		for (int r = c + 1; r < n; r++)
-			if (fabs(a[r * n + c]) > fabs(a[piv * n + c]))
-				piv = r;
-		if (fabs(a[piv * n + c]) < 1e-9)
-			return -1;
-		for (int k = 0; piv != c && k < n; k++) {
-			double t = a[c * n + k];
-			a[c * n + k] = a[piv * n + k], a[piv * n + k] = t;
-		}
-		double t = b[c];
-		b[c] = b[piv], b[piv] = t;
-		for (int r = c + 1; r < n; r++) {
-			double f = a[r * n + c] / a[c * n + c];
-			for (int k = c; k < n; k++)
-				a[r * n + k] -= f * a[c * n + k];
-			b[r] -= f * b[c];
-		}
-	}
-	for (int c = n - 1; c >= 0; c--) {
-		for (int k = c + 1; k < n; k++)
-			b[c] -= a[c * n + k] * b[k];
-		b[c] /= a[c * n + c];
-	}
-	return 0;
-}
-
 /* Output (r, c) far from the image's edges and from its group's: its box and the cells
  * around it are inside the image and come from its own group's staging. */
 static int fit_place(const ref_problem *p, int r, int c)
@@ -209,7 +177,7 @@ static int fit_box(const ref_problem *p, const float *got, int wt[FD][FD])
 			for (int j = 0; j < FU; j++)
 				a[i * FU + j] += x[s][i] * x[s][j];
 		}
-	if (solve(a, b, FU) != 0)
+	if (ref_solve(a, b, FU) != 0)
 		return -1;
 	for (int i = 0; i < FU; i++) {
 		if (fabs(b[i] - nearbyint(b[i])) > 1e-3 || fabs(b[i]) > 64)

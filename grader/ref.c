@@ -317,3 +317,33 @@ void ref_check_sample(const ref_problem *p, const float *got, int samples, uint6
 		         "size, first at %s: got %.7g, expected %.7g", r->bad, samples,
 		         KIND_WHERE(p->kind, r->first_row, r->first_col), r->got, r->expected);
 }
+
+int ref_solve(double *a, double *b, int n)
+{
+	for (int c = 0; c < n; c++) {
+		int piv = c;
+		for (int r = c + 1; r < n; r++)
+			if (fabs(a[r * n + c]) > fabs(a[piv * n + c]))
+				piv = r;
+		if (fabs(a[piv * n + c]) < 1e-9)
+			return -1;
+		for (int k = 0; piv != c && k < n; k++) {
+			double t = a[c * n + k];
+			a[c * n + k] = a[piv * n + k], a[piv * n + k] = t;
+		}
+		double t = b[c];
+		b[c] = b[piv], b[piv] = t;
+		for (int r = c + 1; r < n; r++) {
+			double f = a[r * n + c] / a[c * n + c];
+			for (int k = c; k < n; k++)
+				a[r * n + k] -= f * a[c * n + k];
+			b[r] -= f * b[c];
+		}
+	}
+	for (int c = n - 1; c >= 0; c--) {
+		for (int k = c + 1; k < n; k++)
+			b[c] -= a[c * n + k] * b[k];
+		b[c] /= a[c * n + c];
+	}
+	return 0;
+}

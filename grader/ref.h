@@ -98,6 +98,11 @@ void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r
 void ref_check_sample(const ref_problem *p, const float *got, int samples, uint64_t seed,
                       ref_result *r);
 
+/* Solve the n x n system a x = b in place, x into b (Gaussian elimination with partial
+ * pivoting): the kinds fit what a wrong kernel computes on exact inputs.  0, or -1 when a is
+ * singular. */
+int ref_solve(double *a, double *b, int n);
+
 /* Deterministic generator: splitmix64 step, and a float in [-1, 1). */
 uint64_t ref_rand(uint64_t *state);
 float ref_randf(uint64_t *state);
