@@ -145,10 +145,30 @@ static int index_past_guard(const check_opts *o, const char *source, const check
 	if (!source || !rep->an.nfind[FIND_OUT_OF_BOUNDS])
 		return 0;
 	int line = rep->an.find[FIND_OUT_OF_BOUNDS][0].line;
+	char gap[200], name[64] = "";
+	const char *m = rep->an.find[FIND_OUT_OF_BOUNDS][0].message, *q = strstr(m, " of '");
+	if (q)
+		snprintf(name, sizeof name, "%.*s", (int)strcspn(q + 5, "'"), q + 5);
+	if (line > 0 && line_has_ternary(source, line) &&   /* its guard, the ?:'s condition */
+	    diag_ternary_cond(source, line, cond, sizeof cond) &&
+	    diag_guard_gap(source, line, cond, name, o->l->kind->args, before, gap, sizeof gap)) {
+		snprintf(buf, len, "line %d reads %s only where `%s` holds, and still reaches %s it: "
+		         "%s -- the condition must bound every term of the index as the index "
+		         "combines them", line, name, cond, before ? "before the start of" :
+		         "past the end of", gap);
+		return 1;
+	}
 	if (line <= 0 || !trace_guard_condition(source, line, cond, sizeof cond, &cl) ||
 	    strstr(cond, "<=") || line_has_ternary(source, line) || strstr(cond, "||") ||
 	    !strpbrk(cond, "<>") || guard_mixes_extents(o->l->kind, cond))
 		return 0;
+	if (diag_guard_gap(source, line, cond, name, o->l->kind->args, before, gap, sizeof gap)) {
+		snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches "
+		         "%s its buffer: %s -- the guard must bound every term of the index as the "
+		         "index combines them", line, cond, cl, before ? "before the start of" :
+		         "past the end of", gap);
+		return 1;
+	}
 	if (before)
 		snprintf(buf, len, "line %d runs only where `%s` holds (line %d), and still reaches "
 		         "before the start of its buffer: the index, not the guard, is wrong -- work "

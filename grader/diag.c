@@ -8,11 +8,12 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "diag_int.h"
 #include "esc.h"
 #include "trace.h"
 
 /* Line n (1-based) of source into buf, without its newline. */
-static void source_line(const char *src, int n, char *buf, size_t len)
+void diag_source_line(const char *src, int n, char *buf, size_t len)
 {
 	buf[0] = '\0';
 	for (int i = 1; src && *src && i < n; src++)
@@ -120,7 +121,7 @@ int diag_rewrite(const char *raw, const char *source, const char *raw_path, char
 		if (!mine)
 			continue;
 		char src[512];
-		source_line(source, l.line, src, sizeof src);
+		diag_source_line(source, l.line, src, sizeof src);
 		if (!src[0])
 			continue;
 		char caret[512];
@@ -275,17 +276,17 @@ static char *clean_source(const char *s, int lenient)
 
 /* ---- diagnoses that name the real cause (diag.h) --------------------------------------- */
 
-static int ident_char(char c)
+int diag_ident_char(char c)
 {
 	return isalnum((unsigned char)c) || c == '_';
 }
 
 /* Next whole-word occurrence of word in s at or after p, or NULL. */
-static const char *find_word(const char *s, const char *p, const char *word)
+const char *diag_find_word(const char *s, const char *p, const char *word)
 {
 	size_t n = strlen(word);
 	for (const char *q = strstr(p, word); q; q = strstr(q + 1, word))
-		if ((q == s || !ident_char(q[-1])) && !ident_char(q[n]))
+		if ((q == s || !diag_ident_char(q[-1])) && !diag_ident_char(q[n]))
 			return q;
 	return NULL;
 }
@@ -310,7 +311,7 @@ static void linked_symbol(const char *msg, char *name, size_t len)
 	else
 		return;
 	size_t k = 0;
-	while (ident_char(p[k]) && k + 1 < len)
+	while (diag_ident_char(p[k]) && k + 1 < len)
 		k++;
 	snprintf(name, len, "%.*s", (int)k, p);
 }
@@ -342,12 +343,12 @@ int diag_unlocated(const char *raw, const char *source, const char *raw_path, ch
 	char name[128], where[32] = "";
 	linked_symbol(msg, name, sizeof name);
 	char *clean = name[0] && source ? clean_source(source, 0) : NULL;
-	const char *at = clean ? find_word(clean, clean, name) : NULL;
+	const char *at = clean ? diag_find_word(clean, clean, name) : NULL;
 	char src[512] = "", caret[512] = "";
 	if (at) {
 		int line = line_of(clean, at);
-		source_line(source, line, src, sizeof src);
-		const char *c = find_word(src, src, name);
+		diag_source_line(source, line, src, sizeof src);
+		const char *c = diag_find_word(src, src, name);
 		int col = c ? (int)(c - src) : 0;
 		snprintf(where, sizeof where, ":%d:%d", line, col + 1);
 		for (int i = 0; i < col && i < (int)sizeof caret - 2; i++)
@@ -461,7 +462,7 @@ static int each_barrier(const char *source, barrier_fn fn, void *arg)
 	int r = 0;
 	for (size_t i = 0; s && i < sizeof names / sizeof *names; i++) {
 		size_t len = strlen(names[i]);
-		for (const char *p = s; !r && (p = find_word(s, p, names[i])) != NULL; p++) {
+		for (const char *p = s; !r && (p = diag_find_word(s, p, names[i])) != NULL; p++) {
 			const char *open = p + len + strspn(p + len, " \t\n");
 			if (*open != '(')
 				continue;
@@ -480,27 +481,6 @@ char *diag_clean(const char *source)
 	return clean_source(source, 0);
 }
 
-int diag_subscripts(const char *source, int line, const char *name)
-{
-	char text[1024];
-	int most = 0;
-	source_line(source, line, text, sizeof text);
-	for (const char *p = text; name[0] && (p = find_word(text, p, name)) != NULL; p++) {
-		const char *q = p + strlen(name);
-		int n = 0;
-		for (q += strspn(q, " \t"); *q == '['; q += strspn(q, " \t"), n++) {
-			int depth = 0;
-			do
-				depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
-			while (*++q && depth > 0);
-			if (depth)
-				break;
-		}
-		most = n > most ? n : most;
-	}
-	return most;
-}
-
 int diag_line_directive(const char *source)
 {
 	char *s = clean_source(source, 1);
@@ -511,7 +491,7 @@ int diag_line_directive(const char *source)
 			continue;
 		p += p[0] == '#' ? 1 : 2;
 		p += strspn(p, " \t\f\v");
-		if (isdigit((unsigned char)*p) || (strncmp(p, "line", 4) == 0 && !ident_char(p[4])))
+		if (isdigit((unsigned char)*p) || (strncmp(p, "line", 4) == 0 && !diag_ident_char(p[4])))
 			found = line_of(s, l);
 	}
 	free(s);
@@ -527,10 +507,10 @@ static int any_barrier(const char *flags, int line, void *arg)
 int diag_declares(const char *source, int line, const char *name)
 {
 	char text[512];
-	source_line(source, line, text, sizeof text);
+	diag_source_line(source, line, text, sizeof text);
 	size_t n = strlen(name);
 	for (const char *p = text; (p = strstr(p, name)) != NULL; p += n) {
-		int starts = p == text || !ident_char(p[-1]), ends = !ident_char(p[n]);
+		int starts = p == text || !diag_ident_char(p[-1]), ends = !diag_ident_char(p[n]);
 		if (!starts || !ends)
 			continue;
 		const char *q = p + n;
@@ -542,7 +522,7 @@ int diag_declares(const char *source, int line, const char *name)
 		/* "int TILE", "const int TILE = 16", "float TILE[4]", "#define TILE" or "TILE = 16"
 		 * (not "return TILE", "x == TILE") */
 		const char *w = b;
-		while (w > text && ident_char(w[-1]))
+		while (w > text && diag_ident_char(w[-1]))
 			w--;
 		int after_word = w < b && strncmp(w, "return", 6) != 0 && strncmp(w, "case", 4) != 0 &&
 		                 strncmp(w, "sizeof", 6) != 0;
@@ -584,53 +564,7 @@ static int global_only(const char *flags, int line, void *arg)
 int diag_global_only_fence(const char *source)
 {
 	char *s = clean_source(source, 0);
-	int local = s && (find_word(s, s, "__local") || find_word(s, s, "local"));
+	int local = s && (diag_find_word(s, s, "__local") || diag_find_word(s, s, "local"));
 	free(s);
 	return local ? each_barrier(source, global_only, NULL) : 0;
-}
-
-/* The subscript that follows the first `name[` at or after p in s, trimmed of blanks, into
- * buf; the end of the subscript, or NULL where name is not subscripted there. */
-static const char *first_subscript(const char *s, const char *p, const char *name, char *buf,
-                                   size_t len)
-{
-	const char *q = p + strlen(name);
-	q += strspn(q, " \t\n");
-	if (*q != '[')
-		return NULL;
-	const char *b = ++q;
-	for (int depth = 1; *q && depth > 0; q++)
-		depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
-	size_t n = 0;
-	for (const char *c = b; c < q - 1 && n + 1 < len; c++)
-		if (!isspace((unsigned char)*c))
-			buf[n++] = *c;
-	buf[n] = '\0';
-	return q;
-}
-
-int diag_one_buffer(const char *source, const char *name, char *sub, size_t len)
-{
-	char *s = clean_source(source, 0), first[64] = "", cur[64];
-	int decl = 0, uses = 0, same = 1;
-	for (const char *p = s; s && name[0] && (p = find_word(s, p, name)) != NULL; p++) {
-		const char *b = p;
-		while (b > s && (b[-1] == ' ' || b[-1] == '\t'))
-			b--;
-		int declared = b > s && ident_char(b[-1]);   /* "float4 As[2]...": its declaration */
-		if (!first_subscript(s, p, name, cur, sizeof cur))
-			continue;
-		if (declared) {
-			decl = decl || strcmp(cur, "2") == 0;
-			continue;
-		}
-		if (uses++ == 0)
-			snprintf(first, sizeof first, "%s", cur);
-		same = same && strcmp(first, cur) == 0;
-	}
-	free(s);
-	if (!decl || uses < 2 || !same || !first[0] || strspn(first, "0123456789") == strlen(first))
-		return 0;
-	snprintf(sub, len, "%s", first);
-	return 1;
 }

@@ -85,6 +85,18 @@ int diag_global_only_fence(const char *source);
  * stages into the buffer it reads: 1, else 0. */
 int diag_one_buffer(const char *source, const char *name, char *sub, size_t len);
 
+/* An access to `buffer` on line `line` runs past it under the guard `cond`: what the guard
+ * misses of the index, into out ("the guard tests by+ly where the index uses bx+ly", "the
+ * guard never tests gy, which the index uses", "the guard bounds y only from below"; sizes:
+ * the kind's size arguments, which bound rather than need bounding; below: the access lands
+ * before the buffer's start); 1 when found, 0 when the guard seems to cover the index. */
+int diag_guard_gap(const char *source, int line, const char *cond, const char *buffer,
+                   const char *const *sizes, int below, char *out, size_t len);
+
+/* The condition of the first `?:` on line `line` (`(halo >= 0) ? in[..] : 0` gives "halo >=
+ * 0"), into out; 1 when found. */
+int diag_ternary_cond(const char *source, int line, char *out, size_t len);
+
 /* Does line `line` of source declare `name` (a variable, array or macro of that name: "const
  * int TILE = 16", "#define TILE 16")?  Words only: TILE2 and MY_TILE are other names. */
 int diag_declares(const char *source, int line, const char *name);

@@ -1,0 +1,223 @@
+/* diag_index.c — what the source says of an array access: how many subscripts it has, a
+ * double buffer of which only one half is used, what a guard leaves of an index unbounded
+ * (diag.h).  Split from diag.c, whose line and word helpers it shares (diag_int.h). */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diag.h"
+#include "diag_int.h"
+
+int diag_subscripts(const char *source, int line, const char *name)
+{
+	char text[1024];
+	int most = 0;
+	diag_source_line(source, line, text, sizeof text);
+	for (const char *p = text; name[0] && (p = diag_find_word(text, p, name)) != NULL; p++) {
+		const char *q = p + strlen(name);
+		int n = 0;
+		for (q += strspn(q, " \t"); *q == '['; q += strspn(q, " \t"), n++) {
+			int depth = 0;
+			do
+				depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+			while (*++q && depth > 0);
+			if (depth)
+				break;
+		}
+		most = n > most ? n : most;
+	}
+	return most;
+}
+
+/* The subscript that follows the first `name[` at or after p in s, trimmed of blanks, into
+ * buf; the end of the subscript, or NULL where name is not subscripted there. */
+static const char *first_subscript(const char *s, const char *p, const char *name, char *buf,
+                                   size_t len)
+{
+	const char *q = p + strlen(name);
+	q += strspn(q, " \t\n");
+	if (*q != '[')
+		return NULL;
+	const char *b = ++q;
+	for (int depth = 1; *q && depth > 0; q++)
+		depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+	size_t n = 0;
+	for (const char *c = b; c < q - 1 && n + 1 < len; c++)
+		if (!isspace((unsigned char)*c))
+			buf[n++] = *c;
+	buf[n] = '\0';
+	return q;
+}
+
+int diag_one_buffer(const char *source, const char *name, char *sub, size_t len)
+{
+	char *s = diag_clean(source), first[64] = "", cur[64];
+	int decl = 0, uses = 0, same = 1;
+	for (const char *p = s; s && name[0] && (p = diag_find_word(s, p, name)) != NULL; p++) {
+		const char *b = p;
+		while (b > s && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		int declared = b > s && diag_ident_char(b[-1]);   /* "float4 As[2]...": its declaration */
+		if (!first_subscript(s, p, name, cur, sizeof cur))
+			continue;
+		if (declared) {
+			decl = decl || strcmp(cur, "2") == 0;
+			continue;
+		}
+		if (uses++ == 0)
+			snprintf(first, sizeof first, "%s", cur);
+		same = same && strcmp(first, cur) == 0;
+	}
+	free(s);
+	if (!decl || uses < 2 || !same || !first[0] || strspn(first, "0123456789") == strlen(first))
+		return 0;
+	snprintf(sub, len, "%s", first);
+	return 1;
+}
+
+/* The unordered pairs `a + b` of identifiers in text (each as "a+b", the smaller name first),
+ * into pairs; their count (at most max). */
+static int sum_pairs(const char *t, char pairs[][64], int max)
+{
+	int n = 0;
+	for (const char *p = t; *p && n < max; p++) {
+		if (!diag_ident_char(*p) || (p > t && diag_ident_char(p[-1])) || isdigit((unsigned char)*p))
+			continue;
+		size_t a = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		const char *q = p + a;
+		q += strspn(q, " \t");
+		if (*q != '+' || q[1] == '+' || q[1] == '=')
+			continue;
+		q++;
+		q += strspn(q, " \t");
+		size_t b = strspn(q, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		if (!b || isdigit((unsigned char)*q) || q[b] == '(' || q[b] == '[')
+			continue;
+		int first = strncmp(p, q, a < b ? a : b) < 0 || (strncmp(p, q, a < b ? a : b) == 0 && a < b);
+		snprintf(pairs[n++], 64, "%.*s+%.*s", (int)(first ? a : b), first ? p : q,
+		         (int)(first ? b : a), first ? q : p);
+	}
+	return n;
+}
+
+static int has_pair(char pairs[][64], int n, const char *x)
+{
+	for (int i = 0; i < n; i++)
+		if (strcmp(pairs[i], x) == 0)
+			return 1;
+	return 0;
+}
+
+/* Does cond bound name from above (`name < e`, `name <= e`, `e > name`), or, below, from
+ * below (`name >= e`, `e <= name`)? */
+static int bounds(const char *cond, const char *name, int below)
+{
+	size_t n = strlen(name);
+	for (const char *p = cond; (p = diag_find_word(cond, p, name)) != NULL; p += n) {
+		const char *a = p + n, *b = p;
+		a += strspn(a, " \t");
+		while (b > cond && isspace((unsigned char)b[-1]))
+			b--;
+		char after = a[0] == a[1] ? 0 : a[0], before = b > cond ? b[-1] : 0;
+		if (b > cond + 1 && b[-1] == '=')   /* `e <= name`, `e >= name` */
+			before = b[-2];
+		else if (b > cond + 1 && b[-2] == b[-1])
+			before = 0;                     /* a shift */
+		if ((!below && (after == '<' || before == '>')) || (below && (after == '>' || before == '<')))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is name a for loop's counter (`for (int k = ...`, `for (k = ...`)?  Its bound is the
+ * loop's, not a guard's. */
+static int loop_counter(const char *source, const char *name)
+{
+	for (const char *p = source; (p = diag_find_word(source, p, "for")) != NULL; p += 3) {
+		const char *q = p + 3;
+		q += strspn(q, " \t");
+		if (*q++ != '(')
+			continue;
+		const char *end = q + strcspn(q, ";=");
+		const char *w = diag_find_word(q, q, name);
+		if (w && w < end)
+			return 1;
+	}
+	return 0;
+}
+
+int diag_guard_gap(const char *source, int line, const char *cond, const char *buffer,
+                   const char *const *sizes, int below, char *out, size_t len)
+{
+	char text[1024], index[256];
+	diag_source_line(source, line, text, sizeof text);
+	const char *p = buffer[0] ? diag_find_word(text, text, buffer) : NULL;
+	if (!p || !first_subscript(text, p, buffer, index, sizeof index))
+		return 0;
+	char ip[8][64], cp[8][64];
+	int ni = sum_pairs(index, ip, 8), nc = sum_pairs(cond, cp, 8);
+	for (int i = 0; i < nc; i++)   /* the guard's sum that the index does not use */
+		for (int j = 0; j < ni; j++)
+			if (!has_pair(ip, ni, cp[i]) && !has_pair(cp, nc, ip[j])) {
+				snprintf(out, len, "the guard tests %s where the index uses %s: the two "
+				         "pair their terms differently", cp[i], ip[j]);
+				return 1;
+			}
+	for (const char *q = index; *q; q++) {   /* a variable of the index the guard never tests */
+		if (!diag_ident_char(*q) || (q > index && diag_ident_char(q[-1])) || isdigit((unsigned char)*q))
+			continue;
+		size_t n = strspn(q, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		char name[64];
+		snprintf(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), q);
+		int size = 0, macro = 1;
+		for (int i = 0; sizes && sizes[i]; i++)
+			size |= strcmp(sizes[i], name) == 0;
+		for (size_t i = 0; i < n; i++)
+			macro &= !islower((unsigned char)q[i]);
+		macro = macro || loop_counter(source, name);   /* bounded elsewhere */
+		if (!size && !macro && !diag_find_word(cond, cond, name)) {
+			snprintf(out, len, "the guard never tests %s, which the index uses", name);
+			return 1;
+		}
+		if (!size && !macro && !bounds(cond, name, below)) {
+			snprintf(out, len, "the guard bounds %s only from %s, and nothing keeps it %s",
+			         name, below ? "above" : "below", below ? "at 0 or more" :
+			         "below its end");
+			return 1;
+		}
+		q += n - 1;
+	}
+	return 0;
+}
+
+int diag_ternary_cond(const char *source, int line, char *out, size_t len)
+{
+	char text[1024];
+	diag_source_line(source, line, text, sizeof text);
+	char *q = strchr(text, '?');
+	if (!q)
+		return 0;
+	char *e = q;
+	while (e > text && isspace((unsigned char)e[-1]))
+		e--;
+	char *b = e;
+	if (b > text && b[-1] == ')') {          /* (cond) ? ... */
+		int depth = 0;
+		do
+			depth += *--b == ')' ? 1 : *b == '(' ? -1 : 0;
+		while (b > text && depth > 0);
+		if (depth)
+			return 0;
+		b++, e--;
+	} else {                                 /* x = cond ? ... */
+		while (b > text && b[-1] != '=' && b[-1] != '(' && b[-1] != ',')
+			b--;
+	}
+	while (b < e && isspace((unsigned char)*b))
+		b++;
+	if (e <= b)
+		return 0;
+	snprintf(out, len, "%.*s", (int)(e - b), b);
+	return 1;
+}
