@@ -337,16 +337,19 @@ static void correct_end(const check_opts *o, check_report *rep, int done, const 
 	check_crit *c = check_crit_find(rep, CRIT_CORRECT);
 	const check_child *ch = &rep->child;
 	const check_run *unfinished = NULL, *w = &ch->wide;
-	for (int i = 0; i < ch->nruns && !unfinished; i++)
-		if (!ch->runs[i].done)
+	int guard_writes = 0;   /* a write past a buffer the lesson's runs made too: memory_safe's */
+	for (int i = 0; i < ch->nruns; i++) {
+		if (!ch->runs[i].done && !unfinished)
 			unfinished = &ch->runs[i];
+		guard_writes += ch->runs[i].violations > 0;
+	}
 	if (!done)
 		crit_set(c, CRIT_NOT_CHECKED, NULL, "not checked: the kernel did not run");
 	else if (unfinished || rep->child_crashed || rep->child_timed_out || (ch->wide_planned && !w->done))
 		crit_set(c, CRIT_NOT_CHECKED, NULL, "right up to %s, but not checked at every size: the "
 		    "kernel did not finish %s", KIND_SIZE(o->l->kind, last->rows, last->cols), unfinished ?
 		    "every run" : "the runs after it");
-	else if (ch->wide_planned && (!w->cmp.passed || w->violations)) {
+	else if (ch->wide_planned && (!w->cmp.passed || (w->violations && !guard_writes))) {
 		char msg[sizeof c->msg], try_[sizeof c->try_];
 		diag_wide(o->l, w->rows, w->cols, (unsigned long long)o->seed, w->cmp.passed ?
 		          w->guard_msg : w->cmp.pattern, msg, sizeof msg, try_, sizeof try_);

@@ -198,7 +198,9 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 		}
 	snprintf(buf, len, "row and column are swapped: the result is the transpose of the right "
 	         "one (get_global_id(0) walks columns, get_global_id(1) rows)");
-	return 1;
+	snprintf(try_, tlen, "store C[row * N + col] with row from dimension 1 and col from "
+	         "dimension 0, and read A along row, B along col");
+	return 2;
 }
 
 static int scalars(const ref_problem *p, int v[KIND_MAX_SCALARS])
