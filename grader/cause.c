@@ -119,9 +119,10 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
 		return (c->kind == CAUSE_DIVERGENCE && !an->nfind[FIND_OUT_OF_BOUNDS]) ||
 		       (c->kind == CAUSE_LOCAL_RACE && !an->nfind[FIND_OUT_OF_BOUNDS] &&
 		        an->nfind[FIND_UNINITIALIZED] > 0 && !guard_writes(rep));
-	case CRIT_RACE_FREE:     /* work-items past the end store onto another one's element */
+	case CRIT_RACE_FREE:     /* work-items past the end store onto another one's element;
+	                            an index past a __local array lands in another's cells */
 		return c->kind == CAUSE_OUT_OF_BOUNDS && an->nfind[FIND_DATA_RACE] &&
-		       an->races_global == an->nfind[FIND_DATA_RACE] &&
+		       (an->races_global == an->nfind[FIND_DATA_RACE] || c->local) &&
 		       !an->nfind[FIND_BARRIER_DIVERGENCE];
 	case CRIT_USES_LOCAL:    /* loads past the edge add global bytes the tiles never needed */
 		return c->kind == CAUSE_OUT_OF_BOUNDS && an->local_loads > 0;
