@@ -520,7 +520,8 @@ static void conflict_fix(const lesson *l, const char *source, const check_site *
 {
 	/* swapping "its two indices" only where the access has two: a flat tile[r * W + c] has
 	 * one (m3_l3_flat_pad_mismatch, a mutation review's kernel, was told to swap them) */
-	int swap = l->kind->tile_2d && diag_subscripts(source, w->line, w->variable) != 1;
+	int swap = l->kind->tile_2d && diag_subscripts(source, w->line, w->variable) != 1 &&
+	           diag_square(source, w->variable);   /* Cs[TILE][BT + TILE]: no swapping */
 	bank_words words = { lesson_say(l, KS_PAD), lesson_say(l, KS_SWIZZLE), swap,
 	                     wrong, w->access[0] ? w->access : NULL };
 	if (w->row_step)   /* the warp's get_local_id(1) lines meet in the banks (bank.h) */

@@ -93,6 +93,10 @@ int diag_one_buffer(const char *source, const char *name, char *sub, size_t len)
 int diag_guard_gap(const char *source, int line, const char *cond, const char *buffer,
                    const char *const *sizes, int below, char *out, size_t len);
 
+/* Is the array `name` declared square (`tile[W][W]`, or padded, `tile[TILE][TILE + 1]`)?  1 also when its declaration is not
+ * found (a macro, a pointer); 0 for `Cs[TILE][BT + TILE]`, whose indices cannot be swapped. */
+int diag_square(const char *source, const char *name);
+
 /* The condition of the first `?:` on line `line` (`(halo >= 0) ? in[..] : 0` gives "halo >=
  * 0"), into out; 1 when found. */
 int diag_ternary_cond(const char *source, int line, char *out, size_t len);

@@ -221,3 +221,24 @@ int diag_ternary_cond(const char *source, int line, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(e - b), b);
 	return 1;
 }
+
+int diag_square(const char *source, const char *name)
+{
+	char *s = diag_clean(source), d1[64], d2[64];
+	int square = -1;
+	for (const char *p = s; s && square < 0 && (p = diag_find_word(s, p, name)) != NULL; p++) {
+		const char *b = p;
+		while (b > s && (b[-1] == ' ' || b[-1] == '\t'))
+			b--;
+		if (!(b > s && diag_ident_char(b[-1])))   /* a use, not its declaration */
+			continue;
+		const char *q = first_subscript(s, p, name, d1, sizeof d1);
+		size_t n1 = strlen(d1), n2;
+		if (q && first_subscript(s, q - strlen(name), name, d2, sizeof d2) && (n2 = strlen(d2)))
+			square = strcmp(d1, d2) == 0 ||   /* or padded: [TILE][TILE+1] */
+			         (n2 > n1 && !strncmp(d1, d2, n1) && d2[n1] == '+') ||
+			         (n1 > n2 && !strncmp(d1, d2, n2) && d1[n2] == '+');
+	}
+	free(s);
+	return square != 0;
+}

@@ -218,6 +218,32 @@ START_TEST(one_buffer_of_a_double_buffer)
 }
 END_TEST
 
+START_TEST(square_arrays_and_guard_gaps)
+{
+	ck_assert_int_eq(diag_square("__local float t[W][W];\nt[a][b] = 0;\n", "t"), 1);
+	ck_assert_int_eq(diag_square("__local float t[TILE][TILE + 1];\nt[a][b] = 0;\n", "t"), 1);
+	ck_assert_int_eq(diag_square("__local float Cs[TILE][BT + TILE];\nCs[a][b] = 0;\n", "Cs"), 0);
+	char gap[200];
+	const char *const sizes[] = { "in", "out", "rows", "cols", NULL };
+	const char *src = "x = (halo >= 0) ? in[gy * cols + halo] : 0.0f;\n"
+	                  "if (by + ly < rows && bx + lx < cols) out[(bx + ly) * rows + by + lx] = v;\n"
+	                  "y = (y >= 0 && x < cols) ? in[y * cols + x] : 0.0f;\n"
+	                  "for (int k = 0; k <= n; k++) s += (row < rows) ? in[row * cols + k] : 0;\n";
+	ck_assert_int_eq(diag_guard_gap(src, 1, "halo >= 0", "in", sizes, 0, gap, sizeof gap), 1);
+	ck_assert_ptr_nonnull(strstr(gap, "never tests gy"));
+	ck_assert_int_eq(diag_guard_gap(src, 2, "by + ly < rows && bx + lx < cols", "out", sizes, 0,
+	                                 gap, sizeof gap), 1);
+	ck_assert_ptr_nonnull(strstr(gap, "by+ly where the index uses bx+ly"));
+	ck_assert_int_eq(diag_guard_gap(src, 3, "y >= 0 && x < cols", "in", sizes, 0, gap, sizeof gap), 1);
+	ck_assert_ptr_nonnull(strstr(gap, "bounds y only from below"));
+	/* a loop counter's bound is its loop's: nothing for the guard to miss */
+	ck_assert_int_eq(diag_guard_gap(src, 4, "row < rows", "in", sizes, 0, gap, sizeof gap), 0);
+	char cond[64];
+	ck_assert_int_eq(diag_ternary_cond(src, 1, cond, sizeof cond), 1);
+	ck_assert_str_eq(cond, "halo >= 0");
+}
+END_TEST
+
 START_TEST(line_directives_found_in_every_spelling)
 {
 	static const struct { const char *src; int line; } c[] = {
@@ -483,6 +509,7 @@ static Suite *diag_suite(void)
 	tcase_add_test(t, line_directives_found_in_every_spelling);
 	tcase_add_test(t, subscripts_counted_per_line);
 	tcase_add_test(t, one_buffer_of_a_double_buffer);
+	tcase_add_test(t, square_arrays_and_guard_gaps);
 	suite_add_tcase(s, t);
 
 	suite_add_tcase(s, t);
