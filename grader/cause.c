@@ -143,7 +143,7 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
  * sum begun from an unwritten value (rep->local_added_unset), which makes results as
  * arbitrary as a race does. */
 static void mark_symptom(check_crit *s, const check_crit *cause, const check_cause *c,
-                         int garbage)
+                         int garbage, const char *edge_try)
 {
 	char msg[sizeof s->msg], try_[sizeof s->try_];
 	int timing = c->kind == CAUSE_DIVERGENCE || c->kind == CAUSE_LOCAL_RACE ||
@@ -153,8 +153,9 @@ static void mark_symptom(check_crit *s, const check_crit *cause, const check_cau
 	int facts = guess ? (int)(guess - s->msg) : (int)strlen(s->msg);
 	snprintf(msg, sizeof msg, "a symptom of %s (%s): %.*s", c->what, lesson_crit_id(cause->id),
 	         facts, s->msg);
-	if (!timing && s->id == CRIT_CORRECT && s->try_[0])
-		/* its own try says how the sizes it fails at reach outside the buffer */
+	if (!timing && s->id == CRIT_CORRECT && s->try_[0] && strcmp(s->try_, edge_try) == 0)
+		/* its own try says how the sizes it fails at reach outside the buffer (the edge's;
+		 * another guess of the sizes, a divisibility test's branch, is not the cause's) */
 		snprintf(try_, sizeof try_, "%s", s->try_);
 	else
 		snprintf(try_, sizeof try_, "fix the cause first, then check again: %s", cause->try_);
@@ -166,7 +167,6 @@ static void mark_symptom(check_crit *s, const check_crit *cause, const check_cau
 
 void cause_apply(const check_opts *o, check_report *rep)
 {
-	(void)o;
 	check_cause c;
 	cause_of_findings(rep, &c);
 	const check_crit *cc = c.kind ? check_crit_find(rep, c.crit) : NULL;
@@ -175,7 +175,7 @@ void cause_apply(const check_opts *o, check_report *rep)
 	for (int i = 0; i < rep->ncrit; i++) {
 		check_crit *s = &rep->crit[i];
 		if (s->status == CRIT_FAIL && s->id != c.crit && explains(rep, &c, s->id)) {
-			mark_symptom(s, cc, &c, rep->local_added_unset);
+			mark_symptom(s, cc, &c, rep->local_added_unset, lesson_say(o->l, KS_EDGE_TRY));
 			c.nexplains++;
 		}
 	}
