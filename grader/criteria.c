@@ -302,7 +302,7 @@ static void correct_wrong(const check_opts *o, const char *source, check_report 
 	} else if ((rep->correct_settled = bad->cmp.exact))   /* settled: no guess from the others */
 		snprintf(try_, sizeof try_, "%s", bad->cmp.try_[0] ? bad->cmp.try_ :
 		         lesson_say(o->l, KS_EXACT_TRY)[0] ? lesson_say(o->l, KS_EXACT_TRY) :
-		         lesson_say(o->l, KS_INDEX_TRY));
+		         lesson_say(o->l, KS_ZERO_TRIP_TRY));
 	else if (bad->reads_output)
 		diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
 		                  sizeof try_);

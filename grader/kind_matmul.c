@@ -169,9 +169,7 @@ static int describe_terms(const int *w, int n, char *buf, size_t len, char *try_
 		snprintf(buf, len, "C[i][j] adds the terms k = 0 .. %d and none from k = %d on (N = "
 		         "%d): the loop over k (or over the tiles) stops early", first_zero - 1,
 		         first_zero, n);
-		snprintf(try_, tlen, "let the loops cover every k below N: (N + TILE - 1) / TILE "
-		         "tiles, the last one partial, its values past N loaded as 0");
-		return 1;
+		return 1;   /* the lesson's own try: tiles or not (KS_ZERO_TRIP_TRY) */
 	}
 	snprintf(buf, len, "C[i][j] adds %d of the %d terms A[i][k] * B[k][j], first missing k = "
 	         "%d: every k must be added once", ones, n, first_zero);
