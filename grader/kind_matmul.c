@@ -167,7 +167,7 @@ static int describe_terms(const int *w, int n, char *buf, size_t len, char *try_
 		}
 	if (tail) {
 		snprintf(buf, len, "C[i][j] adds the terms k = 0 .. %d and none from k = %d on (N = "
-		         "%d): the loop over k (or over the tiles) stops early", first_zero - 1,
+		         "%d): the loop over k stops early", first_zero - 1,
 		         first_zero, n);
 		return 1;   /* the lesson's own try: tiles or not (KS_ZERO_TRIP_TRY) */
 	}
