@@ -179,6 +179,8 @@ typedef struct check_analysis {
 	double local_loaded, local_stored; /* __local bytes, every work-item of every run     */
 	int has_worst;            /* a __local site exists: worst is the most conflicted        */
 	check_site worst;
+	int worst_at_launch;      /* worst is the GPU time model's launch's, at the lesson's TILE
+	                             (the analysis ran at another: lesson 7's TILE 8)            */
 } check_analysis;
 
 /* A global load or store is coalesced when its 32-byte sectors per warp request are within

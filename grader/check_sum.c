@@ -243,6 +243,17 @@ void check_sum_analysis(const check_opts *o, check_report *rep)
 	cJSON_ArrayForEach(site, cJSON_GetObjectItem(rep->analysis, "local_sites"))
 		annotate_lanes(site, k->tile_2d);
 	summarize_sites(rep->analysis, o->profile, an);
+	/* analysed at another TILE than the launch's (lesson 7: 8 for 16), a warp spans other
+	 * rows of the group: the banks are judged at the launch's, in the model's launch */
+	if (lesson_analysis_tile(o->l) != o->l->tile && rep->model[0]) {
+		check_analysis at = { 0 };
+		summarize_sites(rep->model[0], o->profile, &at);
+		if (at.has_worst) {
+			an->worst = at.worst;
+			an->worst.tile = o->l->tile;
+			an->worst_at_launch = 1;
+		}
+	}
 	an->global_loaded = cJSON_IsNumber(cJSON_GetObjectItem(gb, "loaded")) ?
 	                    cJSON_GetObjectItem(gb, "loaded")->valuedouble : 0;
 	an->global_stored = cJSON_IsNumber(cJSON_GetObjectItem(gb, "stored")) ?

@@ -584,6 +584,12 @@ void crit_conflicts(const check_opts *o, const char *source, check_report *rep)
 		    bp ? bp->label : o->profile, o->kernel, w->line);
 	if (o->l->tiles[0] && w->tile)   /* analysed at more than one TILE */
 		conflict_tiles(rep, w->tile, c->msg, sizeof c->msg);
+	else if (an->worst_at_launch) {
+		size_t k = strlen(c->msg);
+		snprintf(c->msg + k, sizeof c->msg - k, " at TILE=%d, the launch's (the GPU time "
+		         "model's run; the analysis ran at TILE=%d, where a warp spans other rows)",
+		         w->tile, lesson_analysis_tile(o->l));
+	}
 }
 
 #define COALESCE_MARGIN CHECK_COALESCE_MARGIN
