@@ -20,6 +20,8 @@ static int failed(check_report *rep, lesson_crit id)
 	return c && c->status == CRIT_FAIL;
 }
 
+static int guard_writes(const check_report *rep);
+
 /* The cause the analysis' findings show, strongest first: a barrier not every work-item
  * reaches makes everything after it undefined; a race on __local memory makes a result
  * depend on timing; an out-of-bounds access reads or writes what is not the kernel's; two
@@ -55,6 +57,15 @@ static void cause_of_findings(check_report *rep, check_cause *c)
 		snprintf(at, sizeof at, c->line > 0 ? " at line %d" : "", c->line);
 		snprintf(c->what, sizeof c->what, "the out-of-bounds access%s%s", c->local ?
 		         " of __local memory" : "", at);
+	} else if (an->nfind[FIND_DATA_RACE] && an->races_global == an->nfind[FIND_DATA_RACE] &&
+	           guard_writes(rep) && failed(rep, CRIT_MEMORY_SAFE)) {
+		/* two work-items on one element of a buffer that the runs also wrote past: the
+		 * store's guard lets through indices that run off a row into the next one's */
+		c->kind = CAUSE_OUT_OF_BOUNDS, c->crit = CRIT_MEMORY_SAFE;
+		c->line = an->find[FIND_DATA_RACE][0].line;
+		snprintf(at, sizeof at, c->line > 0 ? " at line %d" : "", c->line);
+		snprintf(c->what, sizeof c->what, "the store past its buffer%s (its guard lets "
+		         "through indices past a row, onto other work-items' elements)", at);
 	} else if (an->nfind[FIND_DATA_RACE] && failed(rep, CRIT_RACE_FREE)) {
 		c->kind = CAUSE_GLOBAL_RACE, c->crit = CRIT_RACE_FREE;
 		c->line = an->find[FIND_DATA_RACE][0].line;
