@@ -93,6 +93,10 @@ int diag_one_buffer(const char *source, const char *name, char *sub, size_t len)
 int diag_guard_gap(const char *source, int line, const char *cond, const char *buffer,
                    const char *const *sizes, int below, char *out, size_t len);
 
+/* Does the source lean on warp-synchronous execution: a volatile __local array or pointer and
+ * a test `< 32` (CUDA's unrolled last warp, no barrier once 32 work-items are left)? */
+int diag_warp_sync(const char *source);
+
 /* Is the array `name` declared square (`tile[W][W]`, or padded, `tile[TILE][TILE + 1]`)?  1 also when its declaration is not
  * found (a macro, a pointer); 0 for `Cs[TILE][BT + TILE]`, whose indices cannot be swapped. */
 int diag_square(const char *source, const char *name);

@@ -242,3 +242,25 @@ int diag_square(const char *source, const char *name)
 	free(s);
 	return square != 0;
 }
+
+int diag_warp_sync(const char *source)
+{
+	char *s = diag_clean(source);
+	int found = 0;
+	for (const char *p = s; s && !found && (p = diag_find_word(s, p, "volatile")) != NULL; p++) {
+		const char *line = p;
+		while (line > s && line[-1] != '\n')
+			line--;
+		size_t n = strcspn(line, "\n");
+		char text[512];
+		snprintf(text, sizeof text, "%.*s", (int)(n < sizeof text - 1 ? n : sizeof text - 1), line);
+		found = strstr(text, "local") != NULL;   /* a volatile __local array or pointer */
+	}
+	for (const char *p = s; s && found == 1 && (p = strchr(p, '<')) != NULL; p++) {
+		const char *q = p + 1 + strspn(p + 1, " \t");
+		if (p[1] != '<' && p[1] != '=' && !strncmp(q, "32", 2) && !isdigit((unsigned char)q[2]))
+			found = 2;   /* `tid < 32`: the last warp's steps */
+	}
+	free(s);
+	return found == 2;
+}
