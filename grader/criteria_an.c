@@ -95,6 +95,36 @@ static int same_cell_writes(const check_report *rep)
 	       strstr(r->message, "Write-write") && strstr(r->message, "local memory");
 }
 
+/* A race the kernel's design makes, which no barrier added between the racing lines fixes:
+ * a double buffer of which every use names one half (As[cur] staged and read in one step),
+ * CUDA's warp-synchronous last steps.  1 when c is set. */
+static int race_by_design(const char *source, const check_report *rep, const char *var,
+                          const char *found, check_crit *c)
+{
+	char sub[64], try_[400];
+	if (diag_one_buffer(source, var, sub, sizeof sub)) {
+		snprintf(try_, sizeof try_, "stage each step into one buffer and read the other: the "
+		         "stores into %s[t & 1] while the step's reads come from %s[(t & 1) ^ 1], the "
+		         "buffer the step before filled, with one barrier per step after the staging",
+		         var, var);
+		crit_set(c, CRIT_FAIL, try_, "%s -- %s is a double buffer, yet every use names %s[%s]: "
+		    "the step stages into the buffer it reads, so work-items overwrite values others "
+		    "still read (and those are two steps old); a barrier between them would not make "
+		    "the step right", found, var, var, sub);
+		return 1;
+	}
+	if (rep->an.races_global == 0 && diag_warp_sync(source)) {
+		crit_set(c, CRIT_FAIL, "keep barrier(CLK_LOCAL_MEM_FENCE) after every step of the tree, "
+		    "the last ones too: OpenCL promises nothing of warps, and volatile orders no work-item "
+		    "against another", "%s -- the last steps run without a barrier for the work-items "
+		    "below 32 through a volatile __local array (CUDA's warp-synchronous unrolling): a "
+		    "warp's lanes need not run in step, on a GPU either (Volta and later schedule them "
+		    "apart)", found);
+		return 1;
+	}
+	return 0;
+}
+
 void crit_races(const check_opts *o, const char *source, check_report *rep)
 {
 	check_crit *c = check_crit_find(rep, CRIT_RACE_FREE);
@@ -107,7 +137,7 @@ void crit_races(const check_opts *o, const char *source, check_report *rep)
 	const char *named = strstr(found, " of '");   /* Oclgrind names the buffer */
 	if (named)
 		snprintf(var, sizeof var, "%.*s", (int)strcspn(named + 5, "'"), named + 5);
-	char div[500], own[400], sub[64];
+	char div[500], own[400];
 	if (divergence(o, source, rep, div, sizeof div))
 		crit_set(c, CRIT_FAIL, lesson_say(o->l, KS_DIVERGENCE_TRY), "%s", div);
 	else if (n && race_across_groups(rep) && diag_has_barrier(source) &&
@@ -132,22 +162,8 @@ void crit_races(const check_opts *o, const char *source, check_report *rep)
 		    "work-items share __local memory", "%s:%d: barrier(CLK_GLOBAL_MEM_FENCE) orders "
 		    "only __global memory, so the __local data it separates is not made visible to the "
 		    "other work-items: %s", o->kernel, fence, found);
-	else if (found[0] && diag_one_buffer(source, var, sub, sizeof sub) &&
-	         snprintf(own, sizeof own, "stage each step into one buffer and read the other: "
-	                  "the stores into %s[t & 1] while the step's reads come from %s[(t & 1) ^ "
-	                  "1], the buffer the step before filled, with one barrier per step after "
-	                  "the staging", var, var) > 0)
-		crit_set(c, CRIT_FAIL, own, "%s -- %s is a double buffer, yet every use names %s[%s]: "
-		    "the step stages into the buffer it reads, so work-items overwrite values others "
-		    "still read (and those are two steps old); a barrier between them would not make "
-		    "the step right", found, var, var, sub);
-	else if (found[0] && rep->an.races_global == 0 && diag_warp_sync(source))
-		crit_set(c, CRIT_FAIL, "keep barrier(CLK_LOCAL_MEM_FENCE) after every step of the tree, "
-		    "the last ones too: OpenCL promises nothing of warps, and volatile orders no work-item "
-		    "against another", "%s -- the last steps run without a barrier for the work-items "
-		    "below 32 through a volatile __local array (CUDA's warp-synchronous unrolling): a "
-		    "warp's lanes need not run in step, on a GPU either (Volta and later schedule them "
-		    "apart)", found);
+	else if (found[0] && race_by_design(source, rep, var, found, c))
+		;   /* a double buffer's one half, a warp-synchronous tree */
 	else if (found[0] && race_beside_overrun(rep))
 		crit_set(c, CRIT_FAIL, "the racing access also runs past the end of its array on the same "
 		    "line (memory_safe): fix that index first -- an array smaller than what the "

@@ -140,6 +140,29 @@ static void finish(const ref_problem *p, const float *got, double *result)
 	result[0] = s;
 }
 
+/* One element short, the last or the first: a bound one off (i < n - 1), whatever n; 1 when
+ * written. */
+static int one_short(const ref_problem *p, double got_sum, double total, double b, char *buf,
+                     size_t len, char *try_, size_t tlen)
+{
+	int n = p->cols;
+	for (int end = 0; n >= 2 && end < 2; end++) {
+		int at = end ? 0 : n - 1;
+		if (fabs(got_sum - (total - p->in[0][at])) > b)
+			continue;
+		snprintf(buf, len, "the sum misses exactly one element, the %s one, in[%d] (n=%d) -- "
+		         "%s", end ? "first" : "last", at, n, end ? "the first element's index is 0: "
+		         "a work-item's elements start at its get_global_id(0)" : "a bound stops one "
+		         "short of n (i < n - 1, or i + 1 < n): the last element's index is n - 1, so "
+		         "a load's guard is i < n");
+		snprintf(try_, tlen, "%s", end ? "start each work-item at i = get_global_id(0)" :
+		         "let every loop over the elements run while i < n (the last one, in[n - 1], "
+		         "included), the tail loop after a four-load one too");
+		return 1;
+	}
+	return 0;
+}
+
 /* What the missing amount matches: the tail past the last multiple of TILE (when a full group
  * exists); below one group a sum of 0, which a load stopping early and a tree losing the value
  * both give (so both are named); at n = 1 a whole multiple k >= 2 of the element, counted k
@@ -171,22 +194,8 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 		         "hand: each must keep its value and gain its partner's)", n, n, p->tile);
 		return 1;
 	}
-	/* one element short, the last or the first: a bound one off (i < n - 1), whatever n */
-	for (int end = 0; n >= 2 && end < 2; end++) {
-		int at = end ? 0 : n - 1;
-		if (fabs(got_sum - (total - p->in[0][at])) <= b) {
-			snprintf(buf, len, "the sum misses exactly one element, the %s one, in[%d] "
-			         "(n=%d) -- %s", end ? "first" : "last", at, n, end ?
-			         "the first element's index is 0: a work-item's elements start at its "
-			         "get_global_id(0)" : "a bound stops one short of n (i < n - 1, or "
-			         "i + 1 < n): the last element's index is n - 1, so a load's guard is "
-			         "i < n");
-			snprintf(try_, tlen, "%s", end ? "start each work-item at i = get_global_id(0)" :
-			         "let every loop over the elements run while i < n (the last one, "
-			         "in[n - 1], included), the tail loop after a four-load one too");
-			return 2;
-		}
-	}
+	if (one_short(p, got_sum, total, b, buf, len, try_, tlen))
+		return 2;
 	double k = total != 0 ? nearbyint(got_sum / total) : 0;
 	if (n == 1 && k >= 2 && k <= 65536 &&
 	    fabs(got_sum - k * total) <= b + 1e-6 * fabs(got_sum)) {
