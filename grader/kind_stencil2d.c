@@ -287,9 +287,35 @@ static int shifted_store(const ref_problem *p, const float *got, int dim)
 	return first > 0 && (dim ? p->rows : p->cols) > 2 * R;
 }
 
+/* Is every output the box around its cell mirrored on its group's diagonal (local row and
+ * column swapped): the staged block read tile[lx + dx][ly + dy]? */
+static int read_transposed(const ref_problem *p, const float *got)
+{
+	int t = p->tile, wrong = 0;
+	if (t < 2 || p->rows < t || p->cols < t)
+		return 0;
+	for (int r = 0; r < p->rows; r++)
+		for (int c = 0; c < p->cols; c++) {
+			int mr = r / t * t + c % t, mc = c / t * t + r % t;
+			double e = kind_stencil_at(p->in[0], p->rows, p->cols, mr, mc, NULL);
+			if ((double)got[(size_t)r * p->cols + c] != e)
+				return 0;
+			wrong += !ref_element_ok(p, (size_t)r * p->cols + c, got[(size_t)r * p->cols + c]);
+		}
+	return wrong > 0;
+}
+
 static int pattern(const ref_problem *p, const float *got, char *buf, size_t len,
                    char *try_, size_t tlen)
 {
+	if (read_transposed(p, got)) {
+		snprintf(buf, len, "every output is the box around the cell mirrored on its "
+		         "work-group's diagonal (local row and column swapped): the staged block is "
+		         "read with its indices the other way round from how it was stored");
+		snprintf(try_, tlen, "read the block as it was staged, row first: tile[ly + dy][lx + "
+		         "dx], the row from get_local_id(1)");
+		return 2;
+	}
 	kind_stencil_wrong w;
 	kind_stencil_places(p, got, &w);
 	for (int dim = 0; dim < 2; dim++)
