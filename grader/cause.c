@@ -65,7 +65,7 @@ static void cause_of_findings(check_report *rep, check_cause *c)
 		c->line = an->find[FIND_DATA_RACE][0].line;
 		snprintf(at, sizeof at, c->line > 0 ? " at line %d" : "", c->line);
 		snprintf(c->what, sizeof c->what, "the store past its buffer%s (its guard lets "
-		         "through indices past a row, onto other work-items' elements)", at);
+		         "through indices that land on other work-items' elements)", at);
 	} else if (an->nfind[FIND_DATA_RACE] && failed(rep, CRIT_RACE_FREE)) {
 		c->kind = CAUSE_GLOBAL_RACE, c->crit = CRIT_RACE_FREE;
 		c->line = an->find[FIND_DATA_RACE][0].line;
@@ -154,7 +154,7 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
  * sum begun from an unwritten value (rep->local_added_unset), which makes results as
  * arbitrary as a race does. */
 static void mark_symptom(check_crit *s, const check_crit *cause, const check_cause *c,
-                         int garbage, const char *edge_try)
+                         int garbage, int branch)
 {
 	char msg[sizeof s->msg], try_[sizeof s->try_];
 	int timing = c->kind == CAUSE_DIVERGENCE || c->kind == CAUSE_LOCAL_RACE ||
@@ -164,9 +164,9 @@ static void mark_symptom(check_crit *s, const check_crit *cause, const check_cau
 	int facts = guess ? (int)(guess - s->msg) : (int)strlen(s->msg);
 	snprintf(msg, sizeof msg, "a symptom of %s (%s): %.*s", c->what, lesson_crit_id(cause->id),
 	         facts, s->msg);
-	if (!timing && s->id == CRIT_CORRECT && s->try_[0] && strcmp(s->try_, edge_try) == 0)
-		/* its own try says how the sizes it fails at reach outside the buffer (the edge's;
-		 * another guess of the sizes, a divisibility test's branch, is not the cause's) */
+	if (!timing && s->id == CRIT_CORRECT && s->try_[0] && !branch)
+		/* its own try says how the sizes it fails at reach outside the buffer (a divisibility
+		 * test's branch, another reading of the sizes, is not the cause's) */
 		snprintf(try_, sizeof try_, "%s", s->try_);
 	else
 		snprintf(try_, sizeof try_, "fix the cause first, then check again: %s", cause->try_);
@@ -178,6 +178,7 @@ static void mark_symptom(check_crit *s, const check_crit *cause, const check_cau
 
 void cause_apply(const check_opts *o, check_report *rep)
 {
+	(void)o;
 	check_cause c;
 	cause_of_findings(rep, &c);
 	const check_crit *cc = c.kind ? check_crit_find(rep, c.crit) : NULL;
@@ -186,7 +187,7 @@ void cause_apply(const check_opts *o, check_report *rep)
 	for (int i = 0; i < rep->ncrit; i++) {
 		check_crit *s = &rep->crit[i];
 		if (s->status == CRIT_FAIL && s->id != c.crit && explains(rep, &c, s->id)) {
-			mark_symptom(s, cc, &c, rep->local_added_unset, lesson_say(o->l, KS_EDGE_TRY));
+			mark_symptom(s, cc, &c, rep->local_added_unset, rep->correct_from_branch);
 			c.nexplains++;
 		}
 	}

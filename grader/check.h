@@ -335,6 +335,8 @@ typedef struct check_report {
 	int ncrit;
 	check_crit crit[CRIT_COUNT];
 	check_cause cause;        /* kind CAUSE_NONE: no failure explains another               */
+	int correct_from_branch;  /* correct's try reads a divisibility test's branch into the
+	                             sizes (a guess: an analysis finding's try goes first)       */
 	int correct_settled;      /* correct's wrong run names its own cause (ref_result.exact):
 	                             no finding of the analysis is taken for it (cause.c)        */
 	int local_added_unset;    /* the first uninitialised value is a __local array's first write,

@@ -306,7 +306,8 @@ static void correct_wrong(const check_opts *o, const char *source, check_report 
 	else if (bad->reads_output)
 		diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, extra, 0, try_,
 		                  sizeof try_);
-	else if (!divisible_wrong(o, rep, extra, sizeof extra, try_, sizeof try_) &&
+	else if (!(rep->correct_from_branch = divisible_wrong(o, rep, extra, sizeof extra, try_,
+	                                                      sizeof try_)) &&
 	         !diag_sizes(o->l, sizes, ns, bad->tile, extra, sizeof extra, try_, sizeof try_))
 		snprintf(try_, sizeof try_, "compare your index arithmetic with the lesson's text for "
 		         "this size");   /* diag_sizes, saying nothing, emptied it */

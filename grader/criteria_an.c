@@ -303,7 +303,7 @@ void crit_conflicts(const check_opts *o, const char *source, check_report *rep)
 	else if (an->worst_at_launch) {
 		size_t k = strlen(c->msg);
 		snprintf(c->msg + k, sizeof c->msg - k, " at TILE=%d, the launch's (the GPU time "
-		         "model's run; the analysis ran at TILE=%d, where a warp spans other rows)",
+		         "model's run; the analysis ran at TILE=%d, where a warp holds other work-items)",
 		         w->tile, lesson_analysis_tile(o->l));
 	}
 }
