@@ -95,14 +95,7 @@ static int fit_terms(const ref_problem *p, const float *got, int *w)
 			x[s][k] = (double)p->in[0][(size_t)r * n + k] * p->in[1][(size_t)k * n + c];
 		y[s] = got[e];
 	}
-	memset(a, 0, sizeof(double) * n * n), memset(b, 0, sizeof(double) * n);
-	for (int s = 0; s < m; s++)
-		for (int i = 0; i < n; i++) {
-			b[i] += x[s][i] * y[s];
-			for (int j = 0; j < n; j++)
-				a[i * n + j] += x[s][i] * x[s][j];
-		}
-	if (ref_solve(a, b, n) != 0)
+	if (ref_lsq(&x[0][0], FIT_N, y, m, n, a, b) != 0)
 		return -1;
 	for (int k = 0; k < n; k++) {
 		if (fabs(b[k] - nearbyint(b[k])) > 0.05 || fabs(b[k]) > 4)

@@ -170,14 +170,7 @@ static int fit_box(const ref_problem *p, const float *got, int wt[FD][FD])
 					    p->in[0][(size_t)(r + dy) * p->cols + c + dx];
 			y[n++] = g;
 		}
-	memset(a, 0, sizeof a), memset(b, 0, sizeof b);
-	for (int s = 0; s < n; s++)
-		for (int i = 0; i < FU; i++) {
-			b[i] += x[s][i] * y[s];
-			for (int j = 0; j < FU; j++)
-				a[i * FU + j] += x[s][i] * x[s][j];
-		}
-	if (ref_solve(a, b, FU) != 0)
+	if (ref_lsq(&x[0][0], FU, y, n, FU, a, b) != 0)
 		return -1;
 	for (int i = 0; i < FU; i++) {
 		if (fabs(b[i] - nearbyint(b[i])) > 1e-3 || fabs(b[i]) > 64)

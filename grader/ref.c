@@ -347,3 +347,17 @@ int ref_solve(double *a, double *b, int n)
 	}
 	return 0;
 }
+
+int ref_lsq(const double *x, int stride, const double *y, int m, int n, double *a, double *b)
+{
+	memset(a, 0, sizeof(double) * n * n), memset(b, 0, sizeof(double) * n);
+	for (int s = 0; s < m; s++) {
+		const double *row = x + (size_t)s * stride;
+		for (int i = 0; i < n; i++) {
+			b[i] += row[i] * y[s];
+			for (int j = 0; j < n; j++)
+				a[i * n + j] += row[i] * row[j];
+		}
+	}
+	return ref_solve(a, b, n);
+}

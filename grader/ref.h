@@ -102,6 +102,9 @@ void ref_check_sample(const ref_problem *p, const float *got, int samples, uint6
  * pivoting): the kinds fit what a wrong kernel computes on exact inputs.  0, or -1 when a is
  * singular. */
 int ref_solve(double *a, double *b, int n);
+/* The least-squares fit of m rows x (row s at x + s * stride, n values) to y: the normal
+ * equations in a (n x n) and b, solved; the n weights in b.  0, or -1 when singular. */
+int ref_lsq(const double *x, int stride, const double *y, int m, int n, double *a, double *b);
 
 /* Deterministic generator: splitmix64 step, and a float in [-1, 1). */
 uint64_t ref_rand(uint64_t *state);
