@@ -341,7 +341,9 @@ typedef struct check_report {
 	                             no finding of the analysis is taken for it (cause.c)        */
 	int local_added_unset;    /* the first uninitialised value is a __local array's first write,
 	                             a compound one (`s[l] += x`): it reads the array before anything
-	                             wrote it (criteria_an.c), which explains wrong results      */
+	                             wrote it; or a private sum declared without a value is added
+	                             into (diag_unset_sum; criteria_mem.c): either explains wrong
+	                             results                                                     */
 	int grader_failed;        /* the grader could not finish its own work (a build killed by
 	                             --memory): exit 2, the criteria it left not_checked */
 	int verdict_pass;

@@ -274,8 +274,18 @@ void crit_memory(const check_opts *o, const char *source, check_report *rep)
 	if (crit_findings(rep, FIND_OUT_OF_BOUNDS, FIND_UNINITIALIZED, found, sizeof found)) {
 		char try_[400], why[1];
 		int unset = !rep->an.nfind[FIND_OUT_OF_BOUNDS];   /* nothing out of bounds */
+		char sum[64];
+		int dl, ul;
 		if (unset && (rep->local_added_unset = local_added_unset(source, rep, try_, sizeof try_)))
 			unset = 0;                            /* a __local sum begun from garbage */
+		else if (unset && source && diag_unset_sum(source, sum, sizeof sum, &dl, &ul)) {
+			unset = 0;                            /* a private sum begun from garbage */
+			rep->local_added_unset = 1;
+			snprintf(try_, sizeof try_, "line %d adds into %s, declared on line %d without a "
+			         "value: a private variable starts undefined, so the sum begins from "
+			         "garbage -- give %s its first value (0) before the loop that adds into "
+			         "it", ul, sum, dl, sum);
+		}
 		if (unset)                                    /* a value unset */
 			snprintf(try_, sizeof try_, "a value was used before anything wrote it: give "
 			         "every private variable a value before adding into it (a sum starts "

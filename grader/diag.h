@@ -97,6 +97,11 @@ int diag_guard_gap(const char *source, int line, const char *cond, const char *b
  * a test `< 32` (CUDA's unrolled last warp, no barrier once 32 work-items are left)? */
 int diag_warp_sync(const char *source);
 
+/* A private variable or array declared without a value whose first use adds into it (`float
+ * acc;` then `acc += ...`, `acc[i][j] = fma(a, b, acc[i][j])` with no zeroing before): its name,
+ * the declaration's line and that use's; 1 when found. */
+int diag_unset_sum(const char *source, char *name, size_t len, int *decl, int *use);
+
 /* Is the array `name` declared square (`tile[W][W]`, or padded, `tile[TILE][TILE + 1]`)?  1 also when its declaration is not
  * found (a macro, a pointer); 0 for `Cs[TILE][BT + TILE]`, whose indices cannot be swapped. */
 int diag_square(const char *source, const char *name);

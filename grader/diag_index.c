@@ -264,3 +264,78 @@ int diag_warp_sync(const char *source)
 	free(s);
 	return found == 2;
 }
+
+/* Does line (one line of cleaned source) declare a private scalar or array of an arithmetic
+ * type without a value (`float acc;`, `float acc[WPT][WPT];`, `int a, b;`)?  Its first such
+ * name into name. */
+static int declares_unset(const char *line, char *name, size_t len)
+{
+	static const char *const types[] = { "float", "double", "int", "uint", "long", "ulong",
+	                                     "short", "ushort", "half", "unsigned", NULL };
+	const char *p = line + strspn(line, " \t");
+	if (!strncmp(p, "const ", 6) || !strncmp(p, "__private ", 10) || !strncmp(p, "private ", 8))
+		return 0;                    /* const needs a value; a qualified one is left alone */
+	int typed = 0;
+	for (int i = 0; types[i] && !typed; i++) {
+		size_t n = strlen(types[i]);
+		typed = !strncmp(p, types[i], n) && (p[n] == ' ' || p[n] == '\t');
+		if (typed)
+			p += n;
+	}
+	if (!typed || strchr(p, '=') || strchr(p, '(') || !strchr(p, ';'))
+		return 0;
+	p += strspn(p, " \t");
+	size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+	if (!n || n >= len || isdigit((unsigned char)*p))
+		return 0;
+	snprintf(name, len, "%.*s", (int)n, p);
+	return 1;
+}
+
+/* How line first touches name: 2 it adds into it (`name +=`, `name[..] +=`, `name = f(name)`),
+ * 1 it writes it first, 3 it reads it, 0 it does not mention it. */
+static int first_touch(const char *line, const char *name)
+{
+	const char *p = diag_find_word(line, line, name);
+	if (!p)
+		return 0;
+	const char *q = p + strlen(name);
+	while (*q == ' ' || *q == '\t' || *q == '[') {    /* its subscripts */
+		if (*q++ != '[')
+			continue;
+		for (int depth = 1; *q && depth > 0; q++)
+			depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+	}
+	q += strspn(q, " \t");
+	if (strchr("+-*/", q[0]) && q[0] && q[1] == '=')
+		return 2;
+	if (q[0] == '=' && q[1] != '=')
+		return diag_find_word(line, q, name) ? 2 : 1;
+	return 3;
+}
+
+int diag_unset_sum(const char *source, char *name, size_t len, int *decl, int *use)
+{
+	char *s = diag_clean(source), line[1024];
+	int found = 0, ln = 1;
+	for (const char *l = s; s && *l && !found; ln++) {
+		size_t n = strcspn(l, "\n");
+		snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line - 1 ? n : sizeof line - 1), l);
+		l += n + (l[n] == '\n');
+		if (!declares_unset(line, name, len))
+			continue;
+		int d = ln, u = ln;
+		for (const char *m = l; *m; u++) {           /* the lines after it */
+			size_t k = strcspn(m, "\n");
+			snprintf(line, sizeof line, "%.*s", (int)(k < sizeof line - 1 ? k : sizeof line - 1), m);
+			m += k + (m[k] == '\n');
+			int t = first_touch(line, name);
+			if (t == 2)
+				found = 1, *decl = d, *use = u + 1;
+			if (t)
+				break;
+		}
+	}
+	free(s);
+	return found;
+}

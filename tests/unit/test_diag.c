@@ -238,6 +238,19 @@ START_TEST(square_arrays_and_guard_gaps)
 	ck_assert_ptr_nonnull(strstr(gap, "bounds y only from below"));
 	/* a loop counter's bound is its loop's: nothing for the guard to miss */
 	ck_assert_int_eq(diag_guard_gap(src, 4, "row < rows", "in", sizes, 0, gap, sizeof gap), 0);
+	char name[64];
+	int d, u;
+	ck_assert_int_eq(diag_unset_sum("float acc;\nfor (k = 0; k < n; k++)\n  acc += a[k];\n",
+	                                 name, sizeof name, &d, &u), 1);
+	ck_assert_str_eq(name, "acc");
+	ck_assert_int_eq(d, 1);
+	ck_assert_int_eq(u, 3);
+	ck_assert_int_eq(diag_unset_sum("float acc[4][4];\nacc[i][j] = fma(a, b, acc[i][j]);\n",
+	                                 name, sizeof name, &d, &u), 1);
+	ck_assert_int_eq(diag_unset_sum("float acc[4];\nfor (i = 0; i < 4; i++) acc[i] = 0.0f;\n"
+	                                "acc[0] += 1.0f;\n", name, sizeof name, &d, &u), 0);
+	ck_assert_int_eq(diag_unset_sum("float s = 0.0f;\ns += 1.0f;\n", name, sizeof name, &d,
+	                                &u), 0);
 	char cond[64];
 	ck_assert_int_eq(diag_ternary_cond(src, 1, cond, sizeof cond), 1);
 	ck_assert_str_eq(cond, "halo >= 0");
