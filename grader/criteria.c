@@ -246,6 +246,7 @@ static int divisible_wrong(const check_opts *o, const check_report *rep, char *e
 	for (int k = 16; k >= 1; k--)
 		for (int at_multiples = 1; at_multiples >= 0; at_multiples--) {
 			int d = 1 << k, wrong = 0, right = 0, fits = 1;
+			long right_big = 0, wrong_small = 0;   /* the largest right, the smallest wrong */
 			if (!(rep->size_div_mask & (1u << k)))
 				continue;
 			for (int i = 0; i < ch->nruns && fits; i++) {
@@ -254,10 +255,17 @@ static int divisible_wrong(const check_opts *o, const check_report *rep, char *e
 					continue;   /* one element hides most mistakes: it tells no branch */
 				int multiple = r->cols % d == 0 && (o->l->kind->dims == 1 || r->rows % d == 0);
 				int bad = !r->cmp.passed;
+				long area = (long)r->rows * r->cols;
 				fits = (multiple == at_multiples) == bad;
 				wrong += bad, right += !bad;
+				if (!bad && area > right_big)
+					right_big = area;
+				if (bad && (!wrong_small || area < wrong_small))
+					wrong_small = area;
 			}
-			if (!fits || !wrong || !right)
+			/* the branch is read only where a right size is as large as a wrong one: sizes
+			 * right only because they are small (17 x 17 against a block of 128) tell none */
+			if (!fits || !wrong || !right || right_big < wrong_small)
 				continue;
 			const char *where = at_multiples ? "a multiple" : "no multiple";
 			snprintf(extra, elen, " -- wrong at every size that is %s of %d and right at every "
