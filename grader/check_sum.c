@@ -210,10 +210,13 @@ static void summarize_sites(cJSON *summary, const char *profile, check_analysis 
 		const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(s, "variable"));
 		cJSON *nw = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "profiles"),
 		                                                    profile), "n_way");
+		double wi = num(s, "warp_instructions");
 		if (!worst || s == worst || an->worst.free_line || !v || !an->worst.variable[0] ||
 		    num(s, "tile") != an->worst.tile ||
-		    strcmp(v, an->worst.variable) || !cJSON_IsNumber(nw) || nw->valueint > 1)
-			continue;
+		    strcmp(v, an->worst.variable) || !cJSON_IsNumber(nw) || nw->valueint != 1 ||
+		    (wi > 0 && num(s, "lanes") / wi < 16))
+			continue;   /* conflict-free with a few lanes (a halo's 3), or never in a full
+			               warp (n_way 0), tells no direction */
 		an->worst.free_line = num(s, "line");
 		copy_str(an->worst.free_access, sizeof an->worst.free_access, s, "access");
 		an->worst.free_broadcast = lane_broadcast(s);
