@@ -99,6 +99,8 @@ const char *check_prep_try(const char *refused)
 		{ "#line directive", "delete the #line line: the report then names the lines your "
 		  "editor shows" },
 		{ "inline assembly", "write the kernel in OpenCL C alone, without asm" },
+		{ "a __kernel called", "drop __kernel from the function your kernel calls, and declare "
+		  "its __local arrays in the launched kernel (pass them in as __local pointers)" },
 		{ "write the #pragma itself", "write the #pragma on a line of its own instead of "
 		  "_Pragma(...)" },
 		{ "#pragma", "delete that #pragma (the message names it); #pragma unroll and OPENCL "

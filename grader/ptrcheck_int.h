@@ -45,6 +45,7 @@ enum { SZH_CONST, SZH_SIZES, SZH_TRUTH, SZH_GROUP = 0, SZH_GID = 1 };
 
 typedef struct sz_fn {
 	const char *id;
+	int kernel;                    /* a __kernel function */
 	int params[16], nparams;
 } sz_fn;
 
@@ -118,6 +119,8 @@ int ptr_is_pointer(const char *t, size_t *pointee_end);
 int ptr_grow(void **p, int *cap, int need, size_t size, walk *w);
 int ptr_var_add(walk *w, const char *id);
 void ptr_refuse(walk *w, long off, const char *what, const char *advice);
+/* ... a refusal of another kind than a pointer's, its whole reason in why. */
+void ptr_refuse_text(walk *w, long off, const char *why);
 
 /* Tree helpers: a string member ("" when absent); is n's kind k; n's i-th inner node; is n
  * an expression. */

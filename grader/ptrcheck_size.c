@@ -106,7 +106,7 @@ static void note_function(walk *w, const cJSON *n)
 		w->in_kernel |= kind_is(c, "OpenCLKernelAttr");
 	w->cur_fn = -1;
 	if (w->nfns < 256 && !ptr_grow((void **)&w->fns, &w->cfns, w->nfns + 1, sizeof *w->fns, w)) {
-		w->fns[w->nfns] = (sz_fn){ .id = str(n, "id") };
+		w->fns[w->nfns] = (sz_fn){ .id = str(n, "id"), .kernel = w->in_kernel };
 		w->cur_fn = w->nfns++;
 	}
 }
@@ -630,18 +630,38 @@ static void judge_truth(walk *w, const cJSON *e, long off, int depth)
 		found(w, s, off, SZH_TRUTH);
 }
 
+/* A __kernel called from another function: its __local arrays belong to no launch (the
+ * runtime's CL_KERNEL_LOCAL_MEM_SIZE and the grader's count see the launched kernel's alone,
+ * so they would escape the __local budget), and OpenCL leaves such a call to the
+ * implementation (the hostile review of 2026-12-05: 64 KiB in a called kernel ran on PoCL). */
+static void kernel_calls(walk *w)
+{
+	for (int i = 0; i < w->ncalls; i++) {
+		const cJSON *d = callee(w->calls[i].node);
+		int f = d ? fn_find(w, str(d, "id")) : -1;
+		if (f >= 0 && w->fns[f].kernel)
+			ptr_refuse_text(w, w->calls[i].off, "a __kernel called from another function: "
+			                "its __local arrays belong to no launch, so neither the runtime "
+			                "nor the grader counts them against the __local budget, and OpenCL "
+			                "leaves such a call to the implementation");
+	}
+}
+
 void ptr_size_judge(walk *w)
 {
 	bind_calls(w);
+	kernel_calls(w);
 	settle(w);
 	for (int i = 0; i < w->ncmps; i++)
 		judge_comparison(w, w->cmps[i].node, w->cmps[i].off);
 	for (int i = 0; i < w->ntruths; i++)
 		if (w->truth_fn[i] == -1)
 			judge_truth(w, w->truths[i].node, w->truths[i].off, 0);
-		else if (w->truth_fn[i] == TRUTH_SWITCH && w->truths[i].off >= 0 &&
-		         sz_of(w, w->truths[i].node, 0) == SZ_SIZE)   /* `case 100001 ... INT_MAX:` */
-			found(w, SZ_SIZE, w->truths[i].off, SZH_CONST);
+		else if (w->truth_fn[i] == TRUTH_SWITCH && w->truths[i].off >= 0) {
+			int s = sz_of(w, w->truths[i].node, 0);   /* `case 100001 ... INT_MAX:` */
+			if (s == SZ_SIZE || s == SZ_GROUP || s == SZ_GID)   /* a group's id: `case 3:` */
+				found(w, s, w->truths[i].off, s == SZ_SIZE ? SZH_CONST : SZH_GROUP);
+		}
 }
 
 void ptr_size_free(walk *w)

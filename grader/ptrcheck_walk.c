@@ -162,6 +162,17 @@ void ptr_refuse(walk *w, long off, const char *what, const char *advice)
 	w->f[w->nf++].off = off;
 }
 
+void ptr_refuse_text(walk *w, long off, const char *why)
+{
+	if (w->nf >= MAX_FINDINGS)
+		return;
+	for (int i = 0; i < w->nf; i++)
+		if (w->f[i].off == off)
+			return;
+	snprintf(w->f[w->nf].why, sizeof w->f[0].why, "%s", why);
+	w->f[w->nf++].off = off;
+}
+
 /* ---- tree helpers ---------------------------------------------------------------------------- */
 
 static const cJSON *strip_parens(const cJSON *e)

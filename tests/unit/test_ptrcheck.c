@@ -372,6 +372,7 @@ START_TEST(test_group_tests)
 	ck_assert_int_eq(last_sizes.n, 0);
 	static const char *const found[] = {   /* a global id far off, or an id stepped */
 		"    const int q = _Generic(0, int: (int)get_group_id(0));\n    if (q >= 3) partial[0] = 1;\n",
+		"    switch (get_group_id(0)) { case 0: case 1: case 2: break; default: partial[0] = 1; }\n",
 		/* a variable given several values: the farthest counts */
 		"    int v = get_global_id(0);\n    if (v >= 0) partial[1] = 0;\n"
 		"    v = get_global_id(0) - 1000;\n    if (v >= 0) partial[0] = 1;\n",
