@@ -587,6 +587,47 @@ void walkCode(irmlp* m, const llvm::Function* f)
   irmlp_end(m);
 }
 
+// The name an OpenCL builtin's mangled name (_Z3dotDv4_fS_) holds ("dot"), or "".
+static llvm::StringRef builtinBase(llvm::StringRef n)
+{
+  unsigned len = 0;
+  if (!n.consume_front("_Z") || n.consumeInteger(10, len) || len > n.size())
+    return llvm::StringRef();
+  return n.take_front(len);
+}
+
+// The operations per result element of a builtin the FP32 or integer pipe computes (the pipe
+// follows the result's type): min and max, clamp, fabs and rounding 1, mix 3, smoothstep 6,
+// dot and the geometric functions 2 per element of an argument, mad24, mul_hi and the like 2;
+// 0 for anything else (memory, ids, synchronisation, conversions priced as instructions).
+static unsigned cheapBuiltin(const llvm::CallBase* call, llvm::StringRef base)
+{
+  static const struct { const char* name; unsigned per; bool byArg; } table[] = {
+    { "min", 1, false }, { "max", 1, false }, { "fmin", 1, false }, { "fmax", 1, false },
+    { "clamp", 2, false }, { "fabs", 1, false }, { "abs", 1, false }, { "abs_diff", 2, false },
+    { "floor", 1, false }, { "ceil", 1, false }, { "round", 1, false }, { "trunc", 1, false },
+    { "rint", 1, false }, { "fract", 2, false }, { "sign", 1, false }, { "copysign", 1, false },
+    { "step", 1, false }, { "smoothstep", 6, false }, { "mix", 3, false }, { "fdim", 1, false },
+    { "maxmag", 2, false }, { "minmag", 2, false }, { "ldexp", 1, false },
+    { "dot", 2, true }, { "length", 2, true }, { "distance", 3, true }, { "normalize", 3, true },
+    { "fast_length", 2, true }, { "fast_distance", 3, true }, { "fast_normalize", 3, true },
+    { "cross", 3, false },
+    { "mad24", 2, false }, { "mul24", 1, false }, { "mul_hi", 2, false }, { "mad_hi", 3, false },
+    { "mad_sat", 3, false }, { "add_sat", 2, false }, { "sub_sat", 2, false },
+    { "hadd", 2, false }, { "rhadd", 2, false }, { "rotate", 2, false }, { "popcount", 1, false },
+    { "clz", 1, false }, { "ctz", 1, false }, { "upsample", 2, false }, { "bitselect", 3, false },
+    { "select", 1, false } };
+  for (const auto& b : table)
+    if (base == b.name)
+    {
+      const llvm::Type* t = b.byArg && call->arg_size() ? call->getArgOperand(0)->getType()
+                                                         : call->getType();
+      const llvm::FixedVectorType* v = llvm::dyn_cast<llvm::FixedVectorType>(t);
+      return b.per * (v ? v->getNumElements() : 1);
+    }
+  return 0;
+}
+
 // A math builtin or intrinsic the special-function unit computes (by its mangled name).
 bool specialFunction(llvm::StringRef n)
 {
@@ -638,10 +679,17 @@ unsigned flopsOf(const llvm::Instruction* inst, int* pipe)
       return 0;           // by a constant: shifts and multiplies, not a division
     per = 20, *pipe = 2;
     break;
-  case llvm::Instruction::Mul:   // two values known only at run time: an IMAD
-    if (llvm::isa<llvm::Constant>(inst->getOperand(0)) ||
-        llvm::isa<llvm::Constant>(inst->getOperand(1)))
-      return 0;
+  case llvm::Instruction::Mul:   // the integer pipe: IMAD, IADD3, shifts and logic
+  case llvm::Instruction::Add:
+  case llvm::Instruction::Sub:
+  case llvm::Instruction::Shl:
+  case llvm::Instruction::LShr:
+  case llvm::Instruction::AShr:
+  case llvm::Instruction::And:
+  case llvm::Instruction::Or:
+  case llvm::Instruction::Xor:
+    if (inst->getType()->getScalarType()->isIntegerTy(1))
+      return 0;           // a truth value's logic: predicates, not the pipe
     per = 1, *pipe = 2;
     break;
   case llvm::Instruction::FPToSI:   // conversions between float and integer: 16 a clock
@@ -663,6 +711,11 @@ unsigned flopsOf(const llvm::Instruction* inst, int* pipe)
       per = 2;
     else if (specialFunction(n))
       per = 1, *pipe = 1;
+    else if (unsigned c = cheapBuiltin(llvm::cast<llvm::CallBase>(inst), builtinBase(n)))
+    {
+      *pipe = inst->getType()->getScalarType()->isIntegerTy() ? 2 : 0;
+      return c * (inst->getType()->getScalarType()->isDoubleTy() ? 2 : 1);
+    }
     else
       return 0;
     break;
