@@ -282,14 +282,23 @@ static int declares_unset(const char *line, char *name, size_t len)
 		if (typed)
 			p += n;
 	}
-	if (!typed || strchr(p, '=') || strchr(p, '(') || !strchr(p, ';'))
+	if (!typed || strchr(p, '(') || !strchr(p, ';'))
 		return 0;
-	p += strspn(p, " \t");
-	size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
-	if (!n || n >= len || isdigit((unsigned char)*p))
-		return 0;
-	snprintf(name, len, "%.*s", (int)n, p);
-	return 1;
+	for (;;) {                       /* each declarator: `a0 = 0.0f, a1, a2[4]` */
+		p += strspn(p, " \t");
+		size_t n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		if (!n || n >= len || isdigit((unsigned char)*p))
+			return 0;
+		const char *end = p + strcspn(p, ",;");
+		const char *eq = memchr(p, '=', (size_t)(end - p));
+		if (!eq) {
+			snprintf(name, len, "%.*s", (int)n, p);
+			return 1;
+		}
+		if (*end != ',')
+			return 0;
+		p = end + 1;
+	}
 }
 
 /* How line first touches name: 2 it adds into it (`name +=`, `name[..] +=`, `name = f(name)`),

@@ -163,6 +163,38 @@ static int one_short(const ref_problem *p, double got_sum, double total, double 
 	return 0;
 }
 
+/* Does each partial hold only its group's work-item 0's own elements (in[g * TILE], then a
+ * global size on): the group's other values never reach s[0] (a tree that adds the wrong way,
+ * partial written from a private sum)?  1 when written. */
+static int item0_only(const ref_problem *p, const float *got, char *buf, size_t len,
+                      char *try_, size_t tlen)
+{
+	int n = p->cols, t = p->tile;
+	size_t groups = p->out_len, global = groups * (size_t)t;
+	if (t < 2 || n < 2)
+		return 0;
+	int differs = 0;
+	for (size_t g = 0; g < groups; g++) {
+		double own = 0;
+		for (size_t i = g * (size_t)t; i < (size_t)n; i += global)
+			own += p->in[0][i];
+		if ((double)got[g] != own)
+			return 0;
+		for (size_t i = g * (size_t)t + 1; i < (size_t)n && i < (g + 1) * (size_t)t; i++)
+			differs = 1;   /* the group has another work-item with an element */
+	}
+	if (!differs)
+		return 0;
+	snprintf(buf, len, "each partial holds only its work-item 0's own elements (n=%d): the "
+	         "other work-items' values never reach s[0] -- the tree must add each step's upper "
+	         "half into the lower, s[l] += s[l + d] for l < d, and partial take s[0] after the "
+	         "last step", n);
+	snprintf(try_, tlen, "after the loads put each work-item's sum in s[l], barrier, then for d "
+	         "from TILE / 2 down to 1: if (l < d) s[l] += s[l + d]; barrier; and let work-item 0 "
+	         "write s[0] to partial[get_group_id(0)]");
+	return 1;
+}
+
 /* What the missing amount matches: the tail past the last multiple of TILE (when a full group
  * exists); below one group a sum of 0, which a load stopping early and a tree losing the value
  * both give (so both are named); at n = 1 a whole multiple k >= 2 of the element, counted k
@@ -194,7 +226,8 @@ static int pattern(const ref_problem *p, const float *got, char *buf, size_t len
 		         "hand: each must keep its value and gain its partner's)", n, n, p->tile);
 		return 1;
 	}
-	if (one_short(p, got_sum, total, b, buf, len, try_, tlen))
+	if (one_short(p, got_sum, total, b, buf, len, try_, tlen) ||
+	    item0_only(p, got, buf, len, try_, tlen))
 		return 2;
 	double k = total != 0 ? nearbyint(got_sum / total) : 0;
 	if (n == 1 && k >= 2 && k <= 65536 &&

@@ -251,6 +251,9 @@ START_TEST(square_arrays_and_guard_gaps)
 	                                "acc[0] += 1.0f;\n", name, sizeof name, &d, &u), 0);
 	ck_assert_int_eq(diag_unset_sum("float s = 0.0f;\ns += 1.0f;\n", name, sizeof name, &d,
 	                                &u), 0);
+	ck_assert_int_eq(diag_unset_sum("float a0 = 0.0f, a3;\na3 += 1.0f;\n", name, sizeof name,
+	                                &d, &u), 1);
+	ck_assert_str_eq(name, "a3");
 	char cond[64];
 	ck_assert_int_eq(diag_ternary_cond(src, 1, cond, sizeof cond), 1);
 	ck_assert_str_eq(cond, "halo >= 0");
