@@ -263,9 +263,10 @@ static int divisible_wrong(const check_opts *o, const check_report *rep, char *e
 				if (bad && (!wrong_small || area < wrong_small))
 					wrong_small = area;
 			}
-			/* the branch is read only where a right size is as large as a wrong one: sizes
-			 * right only because they are small (17 x 17 against a block of 128) tell none */
-			if (!fits || !wrong || !right || right_big < wrong_small)
+			/* the branch is read only where a right size is near a wrong one's (within 4x
+			 * a side): sizes right only because they are small (17 x 17 against a block of
+			 * 128, wrong from 100 x 100 on) tell none */
+			if (!fits || !wrong || !right || right_big * 16 < wrong_small)
 				continue;
 			const char *where = at_multiples ? "a multiple" : "no multiple";
 			snprintf(extra, elen, " -- wrong at every size that is %s of %d and right at every "
@@ -471,7 +472,8 @@ static int judge_predicted(const check_opts *o, check_report *rep, check_crit *c
 			         "result needs: keep only the arithmetic that goes into the result",
 			         k->flops_line, k->flops_column, 100 * k->flops_share,
 			         k->arith_pipe == 1 ? "special-function work (sqrt, exp, sin, division)" :
-			         k->arith_pipe == 2 ? "integer divisions" : "floating-point work",
+			         k->arith_pipe == 2 ? "integer arithmetic (divisions, multiplies, "
+			         "shifts)" : "floating-point work",
 			         k->pipe_ops[k->arith_pipe], k->term_ms[GPUM_FLOPS]);
 		else if (k->limiter == GPUM_DRAM && k->private_dram && k->private_line > 0)
 			/* a private array in local memory, off-chip (l5_private_spill) */

@@ -31,8 +31,7 @@ static int races_all_global(const check_report *rep)
 }
 
 /* The first barrier divergence Oclgrind found, with the condition that lets some work-items
- * skip that barrier (trace_skip_condition); 0 when there is none, 2 when they skip it by an
- * early return. */
+ * skip that barrier (trace_skip_condition); 0 when there is none. */
 static int divergence(const check_opts *o, const char *source, const check_report *rep,
                       char *msg, size_t len)
 {
@@ -56,11 +55,9 @@ static int divergence(const check_opts *o, const char *source, const check_repor
 	if (why == 1)
 		snprintf(msg + n, len - n, ": it is inside `if (%s)` (line %d), so the work-items for "
 		         "which that is false never reach it while the others wait there", cond, cl);
-	else if (why == 2) {
+	else if (why == 2)
 		snprintf(msg + n, len - n, ": the work-items for which `%s` holds return at line %d, "
 		         "before it, while the others wait there", cond, cl);
-		return 2;
-	}
 	else
 		snprintf(msg + n, len - n, " (a condition or loop bound differs between work-items)");
 	return 1;
@@ -141,12 +138,7 @@ void crit_races(const check_opts *o, const char *source, check_report *rep)
 	if (named)
 		snprintf(var, sizeof var, "%.*s", (int)strcspn(named + 5, "'"), named + 5);
 	char div[500], own[400];
-	int ret = 0;
-	if ((ret = divergence(o, source, rep, div, sizeof div)) == 2)
-		crit_set(c, CRIT_FAIL, "return from the kernel only after its last barrier: let the "
-		    "work-items with nothing to do skip their loads and stores (adding 0), and reach "
-		    "every barrier as the others do", "%s", div);
-	else if (ret)
+	if (divergence(o, source, rep, div, sizeof div))
 		crit_set(c, CRIT_FAIL, lesson_say(o->l, KS_DIVERGENCE_TRY), "%s", div);
 	else if (n && race_across_groups(rep) && diag_has_barrier(source) &&
 	         rep->an.races_global_rw > 0)   /* one group reads what another writes; two

@@ -217,8 +217,9 @@ static void limiter(gpum_result *r, double t_l1, double t_lat, double eff)
 		r->limiter_text = "special functions: sqrt, exp, sin and division run on the "
 		                  "special-function units, 16 a clock per SM against 128 adds";
 	} else if (best == GPUM_FLOPS && r->arith_pipe == 2) {
-		r->limiter_text = "integer division: each division or remainder by a value not known "
-		                  "at compile time takes about 20 instructions";
+		r->limiter_text = "integer arithmetic: 64 operations a clock per SM against 128 float "
+		                  "adds, and a division or remainder by a value not known at compile "
+		                  "time takes about 20";
 	} else if (best == GPUM_L1 && eff < 0.75) {
 		r->limiter_key = "divergence";
 		r->limiter_text = "divergence: warps issue their memory instructions with most lanes "

@@ -411,9 +411,11 @@ const kind kind_reduction = {
 		                "work-item must still reach each barrier",
 		[KS_SIZE_TRY] = "use n everywhere: a loop striding by get_global_size(0) loads every "
 		                "element once, whatever n is",
-		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach every barrier: keep "
-		                      "the barrier outside the if of the tree step (if (l < d) s[l] += "
-		                      "s[l + d]; then barrier(CLK_LOCAL_MEM_FENCE) for every work-item)",
+		[KS_DIVERGENCE_TRY] = "every work-item of a work-group must reach every barrier: "
+		                      "return only after the last one (a work-item past n adds 0), and "
+		                      "keep the barrier outside the if of the tree step (if (l < d) "
+		                      "s[l] += s[l + d]; then barrier(CLK_LOCAL_MEM_FENCE) for every "
+		                      "work-item)",
 		[KS_STORE_OWN] = " (partial[get_group_id(0)], written once, by one work-item of the group)",
 		[KS_SCALE] = "the sum within its bound (the scale: the sum of |x|; the inputs are "
 		             "multiples of 2^-8, so the bound is 0 where the sum is exact)",

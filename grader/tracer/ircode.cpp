@@ -690,6 +690,13 @@ unsigned flopsOf(const llvm::Instruction* inst, int* pipe)
   case llvm::Instruction::Xor:
     if (inst->getType()->getScalarType()->isIntegerTy(1))
       return 0;           // a truth value's logic: predicates, not the pipe
+    if ((inst->getOpcode() == llvm::Instruction::Add ||
+         inst->getOpcode() == llvm::Instruction::Sub) &&
+        ((llvm::isa<llvm::PHINode>(inst->getOperand(0)) &&
+          llvm::isa<llvm::Constant>(inst->getOperand(1))) ||
+         (llvm::isa<llvm::Constant>(inst->getOperand(0)) &&
+          llvm::isa<llvm::PHINode>(inst->getOperand(1)))))
+      return 0;           // a loop counter's step (k + 1): unrolled or folded on a GPU
     per = 1, *pipe = 2;
     break;
   case llvm::Instruction::FPToSI:   // conversions between float and integer: 16 a clock

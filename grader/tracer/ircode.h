@@ -40,8 +40,10 @@ void sourceLine(const llvm::Instruction* inst, int* line, int* column, int* merg
 // instruction, a lower bound, the full-precision functions add FP32 work) and for a conversion
 // between float and integer (the same 16 a clock per SM); the integer pipe (2) 20 for an
 // integer division or remainder by a value not known at compile time (CUDA C++ Best Practices
-// Guide: "up to 20 instructions") and 1 for a multiplication of two such values (IMAD, 64 a
-// clock per SM); each times the elements of a vector.  0 for anything else.
+// Guide: "up to 20 instructions") and 1 for any other integer add, subtract, multiply, shift
+// or logic operation (64 a clock per SM) but a loop counter's constant step, which a GPU's
+// compiler unrolls or folds, and cheap builtins (cheapBuiltin) on their result's pipe; each
+// times the elements of a vector.  0 for anything else.
 unsigned flopsOf(const llvm::Instruction* inst, int* pipe);
 
 // The private loads and stores of f that a GPU's compiler puts in local memory (per work-item,
