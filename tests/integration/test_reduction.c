@@ -156,7 +156,7 @@ static const struct { const char *file, *line, *limiter, *words; } own_cost[] = 
 	{ FX "l5_sqrt_chain.cl", "line 14:", "flops", "special-function work" },
 	{ FX "l5_exp_chain.cl", "line 14:", "flops", "special-function work" },
 	{ FX "l5_fdiv_chain.cl", "line 15:", "flops", "special-function work" },
-	{ FX "l5_idiv_chain.cl", "line 15:", "flops", "integer divisions" },
+	{ FX "l5_idiv_chain.cl", "line 15:", "flops", "integer arithmetic" },
 };
 
 START_TEST(own_cost_fails_only_predicted_speedup)
