@@ -252,7 +252,13 @@ static int guard_zone_fail(const check_opts *o, const char *source, const check_
 		if (ch->runs[i].violations) {
 			const char *g = ch->runs[i].guard_msg;
 			int before = strstr(g, "before the start") && !strstr(g, "past the end");
-			if (!index_past_guard(o, source, rep, before, try_, sizeof try_))
+			const char *out = o->l->kind->args[o->l->kind->n_inputs];
+			size_t on = strlen(out);
+			if (o->l->kind->finish && !strncmp(g, out, on) && g[on] == ':')
+				/* an output of one value per work-group (the reduction's partial sums)
+				 * written past its end: its index, not a guard (partial[get_global_id(0)]) */
+				snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_INDEX_TRY));
+			else if (!index_past_guard(o, source, rep, before, try_, sizeof try_))
 				snprintf(try_, sizeof try_, "guard every global access with the real size "
 				         "(%s): the global size is rounded up to a multiple of the "
 				         "work-group", lesson_say(o->l, KS_GUARD));
