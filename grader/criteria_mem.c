@@ -300,7 +300,7 @@ void crit_memory(const check_opts *o, const char *source, check_report *rep)
 		else if (!rep->local_added_unset && !local_overrun(source, rep, try_, sizeof try_) &&
 		         !index_past_guard(o, source, rep, place == OOB_BEFORE, try_, sizeof try_))
 			snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
-		for (int i = 0; i < ch->nruns; i++)
+		for (int i = 0; i < ch->nruns && !rep->local_added_unset; i++)
 			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */
 				diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, why, 0,
 				                  try_, sizeof try_);
