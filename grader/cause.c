@@ -124,7 +124,7 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
 	                        that is right where no work-item is past the edge; a result whose
 	                        pattern names its own cause (the box the kernel adds) has it */
 		return !rep->correct_settled && (c->kind != CAUSE_UNINITIALIZED ||
-		       right_without_edge(rep) || rep->local_added_unset);
+		       right_without_edge(rep) || rep->added_unset);
 	case CRIT_MEMORY_SAFE:   /* an unwritten __local value is what a skipped or missing barrier
 	                            leaves: read before the work-item that writes it has */
 		return (c->kind == CAUSE_DIVERGENCE && !an->nfind[FIND_OUT_OF_BOUNDS]) ||
@@ -151,7 +151,7 @@ static int explains(const check_report *rep, const check_cause *c, lesson_crit i
  * kind's remark) goes, since the cause explains it; an out-of-bounds access of __global memory
  * keeps it (which sizes go wrong says where the access leaves the buffer), one of __local
  * memory does not (its index is the work-group's, whatever the size).  garbage: the cause is a __local
- * sum begun from an unwritten value (rep->local_added_unset), which makes results as
+ * sum begun from an unwritten value (rep->added_unset), which makes results as
  * arbitrary as a race does. */
 static void mark_symptom(check_crit *s, const check_crit *cause, const check_cause *c,
                          int garbage, int branch)
@@ -187,7 +187,7 @@ void cause_apply(const check_opts *o, check_report *rep)
 	for (int i = 0; i < rep->ncrit; i++) {
 		check_crit *s = &rep->crit[i];
 		if (s->status == CRIT_FAIL && s->id != c.crit && explains(rep, &c, s->id)) {
-			mark_symptom(s, cc, &c, rep->local_added_unset, rep->correct_from_branch);
+			mark_symptom(s, cc, &c, rep->added_unset, rep->correct_from_branch);
 			c.nexplains++;
 		}
 	}

@@ -339,7 +339,7 @@ typedef struct check_report {
 	                             sizes (a guess: an analysis finding's try goes first)       */
 	int correct_settled;      /* correct's wrong run names its own cause (ref_result.exact):
 	                             no finding of the analysis is taken for it (cause.c)        */
-	int local_added_unset;    /* the first uninitialised value is a __local array's first write,
+	int added_unset;          /* the first uninitialised value is a __local array's first write,
 	                             a compound one (`s[l] += x`): it reads the array before anything
 	                             wrote it; or a private sum declared without a value is added
 	                             into (diag_unset_sum; criteria_mem.c): either explains wrong

@@ -26,10 +26,6 @@ static int line_has_ternary(const char *source, int line)
 	return *q == '?';
 }
 
-/* The first out-of-bounds access Oclgrind found runs under `if (cond)` with no `<=` in it,
- * and its line has no `? :` of its own: the guard stands, the index is what steps out.  Its
- * try into buf; 0 when that is not so, or when the guard itself is suspect: an `||` (either
- * side lets a work-item through) or no comparison at all (`if (1)`). */
 /* Is word w in s, not as part of a longer name? */
 static int has_word(const char *s, const char *w)
 {
@@ -137,6 +133,10 @@ static int local_overrun(const char *source, const check_report *rep, char *buf,
 	return 1;
 }
 
+/* The try for the first out-of-bounds access Oclgrind found, into buf, when its guard (a `?:`
+ * on its line, else the `if` around it) says something: what the guard misses of the index
+ * (diag_guard_gap); else, for an `if (cond)` with no `<=`, no `||`, a comparison, and no `?:`
+ * of the line's own, "the index, not the guard, is wrong".  0 when neither holds. */
 static int index_past_guard(const check_opts *o, const char *source, const check_report *rep,
                             int before, char *buf, size_t len)
 {
@@ -149,8 +149,7 @@ static int index_past_guard(const check_opts *o, const char *source, const check
 	const char *m = rep->an.find[FIND_OUT_OF_BOUNDS][0].message, *q = strstr(m, " of '");
 	if (q)
 		snprintf(name, sizeof name, "%.*s", (int)strcspn(q + 5, "'"), q + 5);
-	if (line > 0 && line_has_ternary(source, line) &&   /* its guard, the ?:'s condition */
-	    diag_ternary_cond(source, line, cond, sizeof cond) &&
+	if (line > 0 && diag_ternary_cond(source, line, cond, sizeof cond) &&   /* the ?:'s */
 	    diag_guard_gap(source, line, cond, name, o->l->kind->args, before, gap, sizeof gap)) {
 		snprintf(buf, len, "line %d reads %s only where `%s` holds, and still reaches %s it: "
 		         "%s -- the condition must bound every term of the index as the index "
@@ -282,11 +281,11 @@ void crit_memory(const check_opts *o, const char *source, check_report *rep)
 		int unset = !rep->an.nfind[FIND_OUT_OF_BOUNDS];   /* nothing out of bounds */
 		char sum[64];
 		int dl, ul;
-		if (unset && (rep->local_added_unset = local_added_unset(source, rep, try_, sizeof try_)))
+		if (unset && (rep->added_unset = local_added_unset(source, rep, try_, sizeof try_)))
 			unset = 0;                            /* a __local sum begun from garbage */
 		else if (unset && source && diag_unset_sum(source, sum, sizeof sum, &dl, &ul)) {
 			unset = 0;                            /* a private sum begun from garbage */
-			rep->local_added_unset = 1;
+			rep->added_unset = 1;
 			snprintf(try_, sizeof try_, "line %d adds into %s, declared on line %d without a "
 			         "value: a private variable starts undefined, so the sum begins from "
 			         "garbage -- give %s its first value (0) before the loop that adds into "
@@ -297,10 +296,10 @@ void crit_memory(const check_opts *o, const char *source, check_report *rep)
 			         "every private variable a value before adding into it (a sum starts "
 			         "at 0), and read a __local element only after some work-item has "
 			         "written it and a barrier has passed");
-		else if (!rep->local_added_unset && !local_overrun(source, rep, try_, sizeof try_) &&
+		else if (!rep->added_unset && !local_overrun(source, rep, try_, sizeof try_) &&
 		         !index_past_guard(o, source, rep, place == OOB_BEFORE, try_, sizeof try_))
 			snprintf(try_, sizeof try_, "%s", lesson_say(o->l, KS_OOB_TRY));
-		for (int i = 0; i < ch->nruns && !rep->local_added_unset; i++)
+		for (int i = 0; i < ch->nruns && !rep->added_unset; i++)
 			if (ch->runs[i].reads_output)   /* the uninitialised value is the output's own */
 				diag_reads_output(o->l->kind->args[o->l->kind->n_inputs], 0, 0, why, 0,
 				                  try_, sizeof try_);

@@ -170,7 +170,7 @@ static void lin_var(walk *w, const cJSON *e, long scale, lin *l, int depth)
 		else
 			lin_join(&all, &all, &one);
 	}
-	lin_join(l, &all, &all);
+	lin_join(l, &all, &all);   /* l += all */
 }
 
 /* Either of two sums x and y (y read after x) added to l: the ids of both counted, the

@@ -145,6 +145,16 @@ static int edge_only(const ref_problem *p, const float *got, int tile)
 	return 1;
 }
 
+/* The kind's own pattern into r (its words, its try, and whether it settles the cause:
+ * kind.h pattern's 2); 0 when it has none for this output. */
+static int kind_pattern(const ref_problem *p, const float *got, ref_result *r)
+{
+	int w = p->kind->pattern ? p->kind->pattern(p, got, r->pattern, sizeof r->pattern, r->try_,
+	                                            sizeof r->try_) : 0;
+	r->exact = w == 2;
+	return w;
+}
+
 static void diagnose(const ref_problem *p, const float *got, int tile, ref_result *r)
 {
 	size_t n = p->out_len, zeros = 0;
@@ -161,10 +171,8 @@ static void diagnose(const ref_problem *p, const float *got, int tile, ref_resul
 	else if (zeros == n && (r->all_zero = 1))
 		snprintf(r->pattern, sizeof r->pattern, "every element of %s is 0: the kernel stores "
 		         "without accumulating anything", p->out_name);
-	else if (p->kind->pattern && (r->exact = p->kind->pattern(p, got, r->pattern,
-	                                                          sizeof r->pattern, r->try_,
-	                                                          sizeof r->try_))) {
-		r->exact = r->exact == 2;   /* the kind's own pattern, written */
+	else if (kind_pattern(p, got, r)) {
+		/* the kind's own pattern, written */
 	}
 	else if (r->nonfinite && r->bad > r->nonfinite + r->unwritten)   /* finite ones wrong too */
 		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements "
@@ -245,11 +253,8 @@ static void compare_finished(const ref_problem *p, const float *got, ref_result 
 		snprintf(r->pattern, sizeof r->pattern, "the kernel wrote NaN or Inf into %zu elements "
 		         "of %s: reading outside a buffer, or a value never written",
 		         r->nonfinite, p->out_name);
-	else if (p->wide || !p->kind->pattern ||
-	         !(r->exact = p->kind->pattern(p, got, r->pattern, sizeof r->pattern, r->try_,
-	                                       sizeof r->try_)))
+	else if (p->wide || !kind_pattern(p, got, r))
 		snprintf(r->pattern, sizeof r->pattern, "got %.9g, expected %.9g", r->got, r->expected);
-	r->exact = r->exact == 2;
 }
 
 void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r)
@@ -318,7 +323,9 @@ void ref_check_sample(const ref_problem *p, const float *got, int samples, uint6
 		         KIND_WHERE(p->kind, r->first_row, r->first_col), r->got, r->expected);
 }
 
-int ref_solve(double *a, double *b, int n)
+/* Solve the n x n system a x = b in place, x into b (Gaussian elimination with partial
+ * pivoting).  0, or -1 when a is singular. */
+static int ref_solve(double *a, double *b, int n)
 {
 	for (int c = 0; c < n; c++) {
 		int piv = c;

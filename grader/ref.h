@@ -52,7 +52,8 @@ void ref_free(ref_problem *p);
 void ref_shape(ref_problem *p, const kind *k, int rows, int cols, int tile, int wide);
 /* malloc for a problem's arrays; from REF_HUGE_BYTES up, aligned to it and advised to the
  * kernel as huge pages (a lesson-5 check touches about 250 MB of fresh arrays, and 4 KiB page
- * faults were a tenth of its time: GUIDE.md "Known limitations", latency).  Free with free(). */
+ * faults were a tenth of its time: GUIDE.md, "What the trust boundary costs").  Free with
+ * free(). */
 #define REF_HUGE_BYTES ((size_t)2 << 20)
 void *ref_alloc(size_t bytes);
 
@@ -98,12 +99,9 @@ void ref_compare(const ref_problem *p, const float *got, int tile, ref_result *r
 void ref_check_sample(const ref_problem *p, const float *got, int samples, uint64_t seed,
                       ref_result *r);
 
-/* Solve the n x n system a x = b in place, x into b (Gaussian elimination with partial
- * pivoting): the kinds fit what a wrong kernel computes on exact inputs.  0, or -1 when a is
- * singular. */
-int ref_solve(double *a, double *b, int n);
 /* The least-squares fit of m rows x (row s at x + s * stride, n values) to y: the normal
- * equations in a (n x n) and b, solved; the n weights in b.  0, or -1 when singular. */
+ * equations in a (n x n) and b, solved by Gaussian elimination; the n weights in b.  The
+ * kinds' patterns fit what a wrong kernel computes on exact inputs.  0, or -1 when singular. */
 int ref_lsq(const double *x, int stride, const double *y, int m, int n, double *a, double *b);
 
 /* Deterministic generator: splitmix64 step, and a float in [-1, 1). */
